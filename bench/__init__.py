@@ -1,0 +1,1 @@
+"""Benchmarks of the project (run as scripts: python bench/NAME.py)."""

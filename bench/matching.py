@@ -1,0 +1,280 @@
+"""Benchmark of knowledge/matching on BANKING77: accuracy, outcomes, latency, build time, memory, scaling.
+
+Usage (from the repo root): .venv/bin/python bench/matching.py [PATH_TO_BANKING77] [--config both|default|lexical]
+[--seeds 0 1 2] [--no-scaling] [--tune] [--quick]. See bench/MATCHING.md for the figures and what they mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from bench._common import (
+    DEFAULT_BANKING77,
+    Timer,
+    load_split,
+    per_item_sample,
+    percentile,
+    rss_mb,
+)
+from knowledge.matching import (
+    FormulationEntry,
+    Matcher,
+    MatcherConfig,
+    embed_formulations,
+)
+from knowledge.matching import embeddings as emb
+from knowledge.matching.decide import DIRECT, REWORD, Thresholds
+
+CONFIGS = {"default": True, "lexical": False}
+
+
+def entries_for(rows, cat_index, vectors=None):
+    """FormulationEntry per row; ids are row positions in the train split so stored vectors line up."""
+    out = []
+    for rid, (text, cat) in rows:
+        out.append(
+            FormulationEntry(
+                id=rid,
+                item_id=cat_index[cat],
+                text=text,
+                vector=vectors[rid] if vectors else None,
+            )
+        )
+    return out
+
+
+def evaluate(matcher, questions, cat_index, thresholds: Thresholds | None = None):
+    """Accuracy, outcome shares, outcome quality and latency of `matcher` over `questions`."""
+    if thresholds is not None:
+        matcher.thresholds = thresholds
+    lat = []
+    top1 = top3 = 0
+    counts = {"direct": 0, "reword": 0, "misunderstood": 0}
+    direct_ok = reword_ok = 0
+    for text, cat in questions:
+        gold = cat_index[cat]
+        t0 = time.perf_counter()
+        res = matcher.match(text)
+        lat.append((time.perf_counter() - t0) * 1000)
+        ids = [c.item_id for c in res.ranked]
+        top1 += bool(ids) and ids[0] == gold
+        top3 += gold in ids[:3]
+        counts[res.outcome] += 1
+        if res.outcome == DIRECT:
+            direct_ok += res.candidates[0].item_id == gold
+        elif res.outcome == REWORD:
+            reword_ok += gold in [c.item_id for c in res.candidates]
+    n = len(questions)
+    return {
+        "top1": top1 / n,
+        "top3": top3 / n,
+        "direct": counts["direct"] / n,
+        "reword": counts["reword"] / n,
+        "misunderstood": counts["misunderstood"] / n,
+        "direct_precision": direct_ok / counts["direct"]
+        if counts["direct"]
+        else float("nan"),
+        "reword_hit": reword_ok / counts["reword"]
+        if counts["reword"]
+        else float("nan"),
+        "median_ms": percentile(lat, 50),
+        "p99_ms": percentile(lat, 99),
+    }
+
+
+def build(rows, cat_index, use_embeddings, vectors=None):
+    """(matcher, build seconds, RSS growth in MiB)."""
+    before = rss_mb()
+    with Timer() as t:
+        m = Matcher.build(
+            "en",
+            entries_for(rows, cat_index, vectors),
+            [],
+            MatcherConfig(use_embeddings=use_embeddings),
+        )
+    return m, t.seconds, rss_mb() - before
+
+
+def fmt_row(name, r, build_s, mem):
+    return (
+        f"  {name:<14} top1 {r['top1']:.3f}  top3 {r['top3']:.3f} | direct {r['direct']:.1%} "
+        f"(right {r['direct_precision']:.1%})  reword {r['reword']:.1%} (right among them {r['reword_hit']:.1%})  "
+        f"misunderstood {r['misunderstood']:.1%} | median {r['median_ms']:.2f} ms  p99 {r['p99_ms']:.2f} ms | "
+        f"build {build_s:.2f} s  index +{mem:.0f} MiB"
+    )
+
+
+def run_accuracy(train, test, cat_index, configs, seeds, vectors):
+    rows_all = list(enumerate(train))
+    results = {}
+    for cname in configs:
+        use = CONFIGS[cname]
+        print(
+            f"\n== configuration: {cname} ({'lexical + USE-multilingual-v3 embeddings' if use else 'lexical only'})"
+        )
+        for label, per_item in (("full", None), ("10 per item", 10), ("5 per item", 5)):
+            runs = []
+            for seed in seeds if per_item else [0]:
+                kept = per_item_sample(train, per_item, seed)
+                keep_ids = {id(r) for r in kept}
+                rows = [(i, r) for i, r in rows_all if id(r) in keep_ids]
+                m, secs, mem = build(rows, cat_index, use, vectors if use else None)
+                r = evaluate(m, test, cat_index)
+                runs.append((r, secs, mem))
+                del m
+            avg = {k: float(np.mean([x[0][k] for x in runs])) for k in runs[0][0]}
+            secs = float(np.mean([x[1] for x in runs]))
+            mem = float(np.mean([x[2] for x in runs]))
+            name = label + (f" (seeds {','.join(map(str, seeds))})" if per_item else "")
+            print(fmt_row(name, avg, secs, mem))
+            results[(cname, label)] = avg
+    return results
+
+
+def synthetic(train, size, seed=0):
+    """`size` formulations: the train split, then variations of it (a word dropped, swapped, replaced or added)."""
+    rng = random.Random(seed)
+    vocab = sorted({w for t, _ in train for w in t.lower().split()})
+    out = []
+    for i in range(size):
+        text, cat = train[i % len(train)]
+        rep = i // len(train)
+        if rep:
+            words = text.split()
+            for _ in range(1 + rep % 3):
+                op = rng.randrange(4)
+                j = rng.randrange(len(words))
+                if op == 0 and len(words) > 3:
+                    del words[j]
+                elif op == 1 and len(words) > 1:
+                    k = min(j + 1, len(words) - 1)
+                    words[j], words[k] = words[k], words[j]
+                elif op == 2:
+                    words[j] = rng.choice(vocab)
+                else:
+                    words.insert(j, rng.choice(vocab))
+            text = " ".join(words)
+        out.append(
+            (text, f"{cat}#{rep}")
+        )  # each replicate is its own item: item count grows with size
+    return out
+
+
+def run_scaling(train, test, configs, base_vectors):
+    print(
+        "\n== scaling (synthetic formulations: the train split, then variations of it; see bench/MATCHING.md)"
+    )
+    questions = [t for t, _ in test[:400]]
+    rng = np.random.default_rng(0)
+    for cname in configs:
+        use = CONFIGS[cname]
+        for size in (1_000, 10_000, 100_000):
+            rows = synthetic(train, size)
+            cats = sorted({c for _, c in rows})
+            cat_index = {c: i for i, c in enumerate(cats)}
+            vectors = None
+            if use:
+                # Stored vectors for variations: the base text's vector plus noise (cosine about 0.9), so that the
+                # scaling run measures index size and speed without spending minutes embedding 100k texts.
+                vectors = []
+                for i in range(size):
+                    v = emb.from_bytes(base_vectors[i % len(train)])
+                    if i >= len(train):
+                        v = v + rng.normal(0, 0.02, v.shape).astype(np.float32)
+                        v /= np.linalg.norm(v)
+                    vectors.append(emb.to_bytes(v))
+            m, secs, mem = build(list(enumerate(rows)), cat_index, use, vectors)
+            lat = []
+            for q in questions:
+                t0 = time.perf_counter()
+                m.match(q)
+                lat.append((time.perf_counter() - t0) * 1000)
+            extra = (
+                f"  index +{mem:.0f} MiB (process {rss_mb():.0f} MiB)"
+                if size >= 100_000
+                else ""
+            )
+            print(
+                f"  {cname:<8} {size:>7,} formulations, {len(cats):>5} items: median {percentile(lat, 50):.2f} ms  "
+                f"p99 {percentile(lat, 99):.2f} ms  build (stored vectors) {secs:.2f} s{extra}"
+            )
+            del m, rows, vectors
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "path",
+        nargs="?",
+        default=str(DEFAULT_BANKING77),
+        help="folder holding train.csv and test.csv",
+    )
+    ap.add_argument("--config", choices=["both", "default", "lexical"], default="both")
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="seeds for the 10/5-per-item samples",
+    )
+    ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="every 6th test question, one seed, no scaling",
+    )
+    args = ap.parse_args(argv)
+
+    path = Path(args.path)
+    train, test = load_split(path, "train"), load_split(path, "test")
+    cats = sorted({c for _, c in train})
+    cat_index = {c: i for i, c in enumerate(cats)}
+    configs = ["default", "lexical"] if args.config == "both" else [args.config]
+    if args.quick:
+        test, args.seeds, args.no_scaling = test[::6], args.seeds[:1], True
+    print(
+        f"BANKING77 at {path}: {len(train)} train formulations, {len(test)} test questions, {len(cats)} items"
+    )
+
+    vectors = None
+    if "default" in configs:
+        if not emb.available():
+            print(
+                "embeddings unavailable (package missing or MATCHING_EMBEDDINGS=off): skipping the default configuration"
+            )
+            configs.remove("default")
+        else:
+            before = rss_mb()
+            with Timer() as t_load:
+                emb.encode(["warm up"])
+            print(
+                f"model load {t_load.seconds:.2f} s, +{rss_mb() - before:.0f} MiB (once per process)"
+            )
+            with Timer() as t_vec:
+                vectors = embed_formulations([t for t, _ in train], "en")
+            with Timer() as t_cold:
+                Matcher.build(
+                    "en",
+                    entries_for(list(enumerate(train)), cat_index),
+                    [],
+                    MatcherConfig(use_embeddings=True),
+                )
+            print(
+                f"cold build, full train split ({len(train)} formulations, vectors computed): {t_cold.seconds:.1f} s "
+                f"(embed_formulations alone: {t_vec.seconds:.1f} s)"
+            )
+    run_accuracy(train, test, cat_index, configs, args.seeds, vectors)
+    if not args.no_scaling:
+        run_scaling(train, test, configs, vectors)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Turns text into weighted index terms: normalise, tokenise, stop words, compounds, spelling, stems, bigrams."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from .normalise import normalise
+from .spelling import SpellIndex
+from .stemming import stem
+from .stopwords import stop_words
+from .tokenise import tokenise
+
+# A corrected or split word counts a little less than a word typed right: the guess may be wrong.
+CORRECTED_WEIGHT = 0.8
+SPLIT_WEIGHT = 0.9
+BIGRAM_SEPARATOR = "\x1f"
+UNKNOWN = "\x00unknown"
+
+
+def content_words(text: str, language: str) -> list[str]:
+    """Normalised words of `text` without stop words (all words when every one is a stop word)."""
+    words = tokenise(normalise(text, language), language)
+    stops = stop_words(language)
+    kept = [w for w in words if w not in stops]
+    return kept or words
+
+
+def index_terms(text: str, language: str) -> tuple[list[str], list[str]]:
+    """(surface words, terms) of a formulation: terms are stems plus bigrams of adjacent stems."""
+    words = content_words(text, language)
+    stems = [stem(w, language) for w in words]
+    return words, stems + _bigrams(stems)
+
+
+def _bigrams(stems: list[str]) -> list[str]:
+    return [a + BIGRAM_SEPARATOR + b for a, b in itertools.pairwise(stems)]
+
+
+@dataclass
+class QueryTerms:
+    """Weighted terms of an input; `unknown` counts words the index has never seen (they lower the score)."""
+
+    weights: dict[str, float]
+    unknown: int
+    words: list[str]
+
+
+class QueryAnalyser:
+    """Analyses inputs against one index's vocabulary (needed for spelling and compound decisions)."""
+
+    def __init__(
+        self, language: str, words: set[str], stems: set[str], spelling: bool = True
+    ):
+        self.language = language
+        self.words = words
+        self.stems = stems
+        self.spell = SpellIndex(words) if spelling else None
+        self.stops = stop_words(language)
+
+    def analyse(self, text: str) -> QueryTerms:
+        lang = self.language
+        raw = tokenise(normalise(text, lang), lang)
+        raw = self._join_pairs(raw)
+        content = [w for w in raw if w not in self.stops] or raw
+        # Each position holds the stems it may stand for, with their weights.
+        slots: list[list[tuple[str, float]]] = []
+        unknown = 0
+        for w in content:
+            s = stem(w, lang)
+            if w in self.words or s in self.stems:
+                slots.append([(s, 1.0)])
+                continue
+            parts = self._split_compound(w)
+            if parts:
+                for p in parts:
+                    slots.append([(stem(p, lang), SPLIT_WEIGHT)])
+                continue
+            fixes = self.spell.corrections(w) if self.spell else ()
+            if fixes:
+                share = CORRECTED_WEIGHT / len(fixes)
+                slots.append(
+                    [
+                        (stem(f, lang), share if d else 1.0 / len(fixes))
+                        for f, d in fixes
+                    ]
+                )
+                continue
+            unknown += 1
+            slots.append([])
+        weights: dict[str, float] = {}
+        for slot in slots:
+            for s, wt in slot:
+                weights[s] = weights.get(s, 0.0) + wt
+        for a, b in itertools.pairwise(slots):
+            for sa, wa in a:
+                for sb, wb in b:
+                    key = sa + BIGRAM_SEPARATOR + sb
+                    weights[key] = weights.get(key, 0.0) + min(wa, wb)
+        return QueryTerms(weights, unknown, content)
+
+    def _join_pairs(self, words: list[str]) -> list[str]:
+        """Join two adjacent words the index knows as one ("porte monnaie" -> "portemonnaie")."""
+        if len(words) < 2:
+            return words
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            if i + 1 < len(words):
+                joined = words[i] + words[i + 1]
+                if joined in self.words and (
+                    words[i] not in self.words or words[i + 1] not in self.words
+                ):
+                    out.append(joined)
+                    i += 2
+                    continue
+            out.append(words[i])
+            i += 1
+        return out
+
+    def _split_compound(self, word: str) -> list[str] | None:
+        """Split an unknown long word into two known ones, allowing Dutch linking letters (s, e, en)."""
+        if len(word) < 7:
+            return None
+        for i in range(3, len(word) - 2):
+            head, tail = word[:i], word[i:]
+            if tail not in self.words or len(tail) < 3:
+                continue
+            if head in self.words:
+                return [head, tail]
+            for link in ("s", "e", "en"):
+                if (
+                    head.endswith(link)
+                    and head[: -len(link)] in self.words
+                    and len(head) - len(link) >= 3
+                ):
+                    return [head[: -len(link)], tail]
+        return None

@@ -1,0 +1,40 @@
+"""Stop words per language: function words that carry no intent, written without accents (post-normalisation).
+
+Kept out on purpose: negations (pas, not, niet), yes/no words (oui, non, yes, no, ja, nee) and
+question words (comment, why, waarom...), because they tell intents apart in short inputs and
+decision-tree answers.
+"""
+
+from __future__ import annotations
+
+_FR = """
+a au aux avec ce ces cet cette c ca d de des du dans en et es est etre il ils elle elles je j l la le les
+leur leurs lui ma mes me m moi mon n ne nos notre nous on ou par pour qu que qui s sa se ses son sur
+ta te tes toi ton tu t un une vos votre vous y sont suis ai as avons avez ont cela ceci celui celle
+donc or ni car mais si tres plus bien aussi alors puis deja estce quelle quel quels quelles
+"""
+
+_EN = """
+a an the and or but if of at by for with about to from in on into onto over under up down out off
+i me my mine myself we us our ours you your yours he him his she her hers it its they them their
+theirs this that these those am is are was were be been being have has had having do does did doing
+would should could will shall can may might must just so too very s t there here then than also
+"""
+
+_NL = """
+de het een en of maar als dat die dit deze van voor met aan op in uit bij naar om over onder tot
+door ik me mij mijn je jij jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen
+is ben bent was waren wordt worden werd zal zullen kan kunnen moet moeten heb hebt heeft hebben had
+er hier daar dan toch ook al nog wel zo te s t
+"""
+
+STOP_WORDS: dict[str, frozenset[str]] = {
+    "fr": frozenset(_FR.split()),
+    "en": frozenset(_EN.split()),
+    "nl": frozenset(_NL.split()),
+}
+
+
+def stop_words(language: str) -> frozenset[str]:
+    """The stop words of `language` (empty for a language without a list)."""
+    return STOP_WORDS.get(language[:2].lower(), frozenset())

