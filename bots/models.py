@@ -1,0 +1,117 @@
+"""Bot, its languages and its consultation spaces."""
+
+import uuid
+
+from django.db import models
+from django.db.models import F
+from django.db.models.functions import Lower
+
+DEFAULT_SPACE_NAME = "Defaut"
+# Names a client may use for the default space (servlet-api.md spells it both ways).
+DEFAULT_SPACE_ALIASES = {"defaut", "default", "défaut", ""}
+
+LANGUAGE_NAMES = {
+    "fr": "French",
+    "en": "English",
+    "nl": "Dutch",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+}
+
+
+def language_code(value: str | None) -> str:
+    """An ISO code from an ISO code or a language name ("French" → "fr"); "" when unknown."""
+    value = (value or "").strip().lower()
+    if not value:
+        return ""
+    if value in LANGUAGE_NAMES:
+        return value
+    for code, name in LANGUAGE_NAMES.items():
+        if value == name.lower() or value.startswith(code + "-") or value.startswith(code + "_"):
+            return code
+    return ""
+
+
+class Bot(models.Model):
+    uuid = models.UUIDField("bot UUID", default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200)
+    account = models.ForeignKey(
+        "accounts.Account", null=True, blank=True, on_delete=models.SET_NULL, related_name="bots"
+    )
+    default_language = models.CharField(max_length=8, default="fr")
+    language_detection = models.BooleanField(
+        default=True, help_text="Answer in the language the user writes in, when it is one of the bot's."
+    )
+    too_many_misunderstood = models.PositiveSmallIntegerField(
+        default=3,
+        help_text="Misunderstood inputs in a row before the 'too many misunderstood' sentence (0 = never).",
+    )
+    # Bumped by every knowledge write so every worker process rebuilds its matching index.
+    knowledge_version = models.PositiveBigIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def bump_knowledge_version(self):
+        Bot.objects.filter(pk=self.pk).update(knowledge_version=F("knowledge_version") + 1)
+        self.refresh_from_db(fields=["knowledge_version"])
+
+    def language_codes(self) -> list[str]:
+        codes = [lang.code for lang in self.languages.all()]
+        return codes or [self.default_language]
+
+    def resolve_language(self, requested: str | None) -> str:
+        """The request's language if the bot speaks it, else the bot's default language."""
+        code = language_code(requested)
+        return code if code in self.language_codes() else self.default_language
+
+    def default_space(self) -> "Space":
+        space = self.spaces.filter(is_default=True).first()
+        if space is None:
+            space, _ = Space.objects.get_or_create(bot=self, name=DEFAULT_SPACE_NAME, defaults={"is_default": True})
+        return space
+
+    def find_space(self, name: str | None) -> "Space | None":
+        """The space of that name (any case); Default/Defaut/empty mean the default space."""
+        name = (name or "").strip()
+        if name.lower() in DEFAULT_SPACE_ALIASES:
+            return self.default_space()
+        return self.spaces.filter(name__iexact=name).first()
+
+
+class BotLanguage(models.Model):
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="languages")
+    code = models.CharField(max_length=8, help_text="ISO code: fr, en, nl…")
+    available = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["bot", "code"], name="unique_bot_language")]
+
+    def __str__(self):
+        return self.code
+
+
+class Space(models.Model):
+    """A consultation space: the same knowledge with different answers (e.g. logged-in customers)."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="spaces")
+    name = models.CharField(max_length=100)
+    is_default = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-is_default", "name"]
+        constraints = [
+            models.UniqueConstraint("bot", Lower("name"), name="unique_bot_space_name"),
+            models.UniqueConstraint(
+                fields=["bot"], condition=models.Q(is_default=True), name="one_default_space_per_bot"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name

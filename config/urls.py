@@ -1,0 +1,20 @@
+"""URL map: the servlet API under /servlet/api/ and /api/ (the chatbox drops /servlet on local hosts),
+the old servlet paths, the back office, the API console and the demo chatbox."""
+
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+servlet_api = [
+    path("", include("bots.api.urls")),
+    path("", include("dialogs.api.urls")),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("servlet/api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("servlet/api/doc/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-console"),
+    re_path(r"^servlet/api/", include(servlet_api)),
+    re_path(r"^api/", include(servlet_api)),
+    path("", include("bots.pages")),
+]

@@ -1,0 +1,8 @@
+"""WSGI entry point: plain HTTP served by sync workers (gunicorn) in production."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+application = get_wsgi_application()

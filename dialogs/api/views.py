@@ -1,0 +1,350 @@
+"""The Chat servlet group (servlet-api.md §4 Chat, client-contract.md §2): thin views that read the
+form, call the dialog services and answer in the envelope the chatbox decodes."""
+
+import html
+import json
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+
+from bots.models import language_code
+from bots.servlet.envelope import b64, b64_decode, envelope, json_string, plain_json, script
+from bots.servlet.errors import InvalidField, MissingField, NotFound
+from bots.servlet.params import CONTEXT_ID
+from bots.servlet.views import ServletView, get_bot
+from knowledge.models import KnowledgeItem
+from knowledge.search import suggestions
+from knowledge.snapshot import snapshot_for
+
+from .. import contexts, feedback
+from ..engine import talk
+from ..history import history_values
+from ..models import ClientError, Dialog, GdprRequest, Visit
+from ..requests import talk_request_from_params
+from ..topknowledge import top_knowledge
+
+CHAT = ["Chat"]
+
+
+def now_ms() -> int:
+    return int(timezone.now().timestamp() * 1000)
+
+
+class ChatView(ServletView):
+    """Chat calls answer GET and POST alike (servlet-api.md §1.5)."""
+
+    def get(self, request, *args, **kwargs):
+        return self.post(request, *args, **kwargs)
+
+    def context_dialog(self, request, bot, *, required: bool = True, context_id: str | None = None) -> Dialog | None:
+        value = context_id or self.params(request).text(*CONTEXT_ID)
+        if not value:
+            if required:
+                raise MissingField("contextUuid")
+            return None
+        dialog = contexts.known_dialog(bot, value)
+        if dialog is None and required:
+            raise NotFound(f"No dialog has the context id '{value[:64]}'.", code="UNKNOWN_CONTEXT")
+        return dialog
+
+
+@extend_schema(tags=CHAT, summary="Talk: send the user's input, get the bot's answer (talkResponse)")
+class TalkView(ChatView):
+    def post(self, request, bot_uuid, context_id=None):
+        bot = get_bot(bot_uuid)
+        answer = talk(bot, talk_request_from_params(self.params(request), context_id))
+        return envelope("talkResponse", answer.values(bot))
+
+
+@extend_schema(tags=CHAT, summary="Store a user visit")
+class WelcomeCallView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        Visit.objects.create(
+            bot=bot,
+            context_id=params.text(*CONTEXT_ID, max_length=64),
+            language=params.text("language", max_length=8),
+            space=params.text("space", max_length=100),
+            qualification_mode=params.boolean("qualificationMode"),
+            variables=params.json_object("variables"),
+        )
+        return script("/*logged*/")
+
+
+@extend_schema(tags=CHAT, summary="Push rules of the bot's event-triggered knowledge")
+class PushRulesView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        rules = [
+            {"kId": item_id, "conditions": conditions}
+            for item_id, conditions in KnowledgeItem.objects.filter(
+                bot=bot, kind=KnowledgeItem.Kind.EVENT, status=KnowledgeItem.Status.PUBLISHED
+            ).values_list("id", "event_rules")
+            if conditions
+        ]
+        if not rules:
+            return plain_json({})
+        # The chatbox JSON.parses the decoded `values`, so the rules travel as one base64 JSON string.
+        return plain_json({"values": b64(json_string(rules))})
+
+
+@extend_schema(tags=CHAT, summary="Is this context id still usable?")
+class AvailableContextView(ChatView):
+    def post(self, request, bot_uuid, context_id=None):
+        bot = get_bot(bot_uuid)
+        context_id = context_id or self.params(request).text(*CONTEXT_ID)
+        available = contexts.active_dialog(bot, context_id) is not None
+        return envelope("availableContextResponse", {"isContextStillAvailable": available})
+
+
+@extend_schema(tags=CHAT, summary="Waiting-queue status of a live-chat dialog")
+class ChatStatusView(ChatView):
+    def post(self, request, bot_uuid, context_id=None):
+        bot = get_bot(bot_uuid)
+        self.context_dialog(request, bot, required=False, context_id=context_id)
+        return envelope("waitingQueueStatusResponse", {"waitingQueueStatusResponse": False})
+
+
+@extend_schema(tags=CHAT, summary="Dialog history (JSON values.interactions)")
+class HistoryView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        context_id = params.text(*CONTEXT_ID) or params.text("dialog")
+        if not context_id:
+            raise MissingField("contextUuid")
+        dialog = contexts.active_dialog(bot, context_id)
+        values = {
+            "interactions": history_values(dialog),
+            "contextId": str(dialog.uuid) if dialog else "",
+            "botUUID": str(bot.uuid),
+            "serverTime": now_ms(),
+        }
+        return envelope("historyResponse", values)
+
+
+@extend_schema(tags=CHAT, summary="Top used knowledge over a period")
+class TopKnowledgeView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        snapshot = snapshot_for(bot)
+        language = _language(bot, snapshot, params.text("language"))
+        space_id = snapshot.space_id(params.text("space")) or snapshot.default_space_id
+        tag_ids, tag_name = _tag_filter(snapshot, params)
+        articles = top_knowledge(
+            snapshot,
+            language=language,
+            space_id=space_id,
+            period=params.text("period", default="Last30Days"),
+            limit=params.integer("maxKnowledge", default=3, minimum=1, maximum=100),
+            qualification=params.boolean("qualificationMode"),
+            tag_ids=tag_ids,
+        )
+        values = {"knowledgeArticles": json_string(articles), "serverTime": now_ms(), "tagName": tag_name}
+        return envelope("topKnowledgeResponse", values)
+
+
+def _language(bot, snapshot, requested: str) -> str:
+    code = language_code(requested)
+    return code if code in snapshot.languages else snapshot.default_language
+
+
+def _tag_filter(snapshot, params) -> tuple[set[int] | None, str]:
+    """The `tag` (a name or a numeric tagID) and, with includeTagChildren, its sub-tags."""
+    value = params.text("tagID", "tagId", "tag").strip()
+    if not value:
+        return None, ""
+    if value.isdigit() and int(value) in snapshot.tag_names:
+        tag_id = int(value)
+    else:
+        tag_id = next((tid for tid, name in snapshot.tag_names.items() if name.lower() == value.lower()), None)
+    if tag_id is None:
+        raise NotFound(f"The bot has no tag '{value[:100]}'.", code="UNKNOWN_TAG")
+    wanted = {tag_id}
+    if params.boolean("includeTagChildren"):
+        wanted = {tid for tid in snapshot.tag_names if tag_id in snapshot.tag_lineage(tid)}
+    return wanted, snapshot.tag_names[tag_id]
+
+
+@extend_schema(tags=CHAT, summary="Suggestions while the user types")
+class SearchView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        snapshot = snapshot_for(bot)
+        text = params.text("search", required=True, max_length=600)
+        found = suggestions(
+            snapshot,
+            text,
+            language=_language(bot, snapshot, params.text("language")),
+            space_id=snapshot.space_id(params.text("space")) or snapshot.default_space_id,
+            limit=params.integer("limit", "maxResults", default=10, minimum=1, maximum=50),
+            only_rewordable=params.boolean("onlyShowRewordables", default=True),
+        )
+        return plain_json(found)
+
+
+@extend_schema(tags=CHAT, summary="Satisfaction vote on the last answer")
+class FeedbackView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        value = params.text("feedBack", "feedback", required=True)
+        interaction = feedback.vote(self.context_dialog(request, bot), value)
+        return envelope("feedbackResponse", {"interactionId": interaction.pk})
+
+
+@extend_schema(tags=CHAT, summary="Comment on the last rated answer")
+class FeedbackCommentView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        text = self.params(request).text("comment", required=True)
+        interaction = feedback.comment(self.context_dialog(request, bot), text)
+        return envelope("feedbackResponse", {"interactionId": interaction.pk})
+
+
+@extend_schema(tags=CHAT, summary="Reason for dissatisfaction (choiceKey 0, 1 or 2)")
+class InsatisfactionView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        if not params.text("choiceKey"):
+            raise MissingField("choiceKey")
+        choice = params.integer("choiceKey", minimum=0)
+        interaction = feedback.reason(self.context_dialog(request, bot), choice)
+        return envelope("feedbackResponse", {"interactionId": interaction.pk})
+
+
+@extend_schema(tags=CHAT, summary="Open a new context and return its id")
+class ContextView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        snapshot = snapshot_for(bot)
+        space_id = snapshot.space_id(params.text("space")) or snapshot.default_space_id
+        dialog = contexts.open_dialog(
+            bot,
+            client_id=params.text("clientId", max_length=100),
+            language=_language(bot, snapshot, params.text("language")),
+            space=snapshot.space_names.get(space_id, ""),
+            browser=params.text("browser", max_length=200),
+            os=params.text("os", max_length=200),
+            context_type=params.text("contextType", max_length=20),
+            solution_used=params.text("solutionUsed", max_length=20),
+            already_came=params.boolean("alreadyCame"),
+            qualification_mode=params.boolean("qualificationMode"),
+        )
+        params.boolean("disableLanguageDetection")  # validated like every boolean
+        params.boolean("pureLiveChat")
+        # servlet-api.md answers script text; the chatbox's own code expects JSON: Accept decides.
+        if "javascript" in request.headers.get("Accept", ""):
+            return script(f"console.log({json.dumps(str(dialog.uuid))});")
+        return envelope("contextResponse", {"contextId": str(dialog.uuid)})
+
+
+@extend_schema(tags=CHAT, summary="Previous dialogs of a user (clientId)")
+class PreviousDialogsView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        client_id = self.params(request).text("clientId", required=True, max_length=100)
+        dialogs = Dialog.objects.filter(bot=bot, client_id=client_id).order_by("-last_activity")[:50]
+        previous = [
+            {
+                "contextId": str(dialog.uuid),
+                "firstActivity": int(dialog.first_activity.timestamp() * 1000),
+                "lastActivity": int(dialog.last_activity.timestamp() * 1000),
+                "language": dialog.language,
+                "active": not dialog.is_revoked(),
+            }
+            for dialog in dialogs
+        ]
+        return envelope("getPreviousDialogsResponse", {"previousDialogs": previous})
+
+
+@extend_schema(tags=CHAT, summary="Report a client error")
+class ClientErrorView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        ClientError.objects.create(
+            bot=bot,
+            context_id=params.text(*CONTEXT_ID, max_length=64),
+            solution_used=params.text("solutionUsed", max_length=20),
+            error=params.text("error", required=True, max_length=500),
+            message=params.text("message", required=True, max_length=10000),
+            stack_trace=params.text("stackTrace", max_length=20000),
+            js_creation=params.text("jsCreation", max_length=100),
+            browser=params.text("browser", max_length=200),
+            os=params.text("os", max_length=200),
+            user_url=params.text("userUrl", max_length=1000),
+        )
+        return plain_json({})
+
+
+@extend_schema(tags=CHAT, summary="Set (or, with an empty value, delete) a context variable")
+class VariableView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        name = params.text("name", required=True, max_length=100).strip()
+        value = params.text("value", max_length=1000)
+        dialog = self.context_dialog(request, bot)
+        variables = dict(dialog.variables or {})
+        if value == "":
+            variables.pop(name, None)
+        else:
+            variables[name] = html.unescape(value)
+        Dialog.objects.filter(pk=dialog.pk).update(variables=variables)
+        return envelope("variableResponse", {"name": name, "value": variables.get(name, "")})
+
+
+@extend_schema(tags=CHAT, summary="The user is typing (live chat)")
+class TypingView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        dialog = self.context_dialog(request, bot)
+        content = b64_decode(params.text("content", max_length=2000))[:600]
+        typing = params.boolean("typing", default=True) and bool(content)
+        Dialog.objects.filter(pk=dialog.pk).update(user_typing=typing, typing_content=content, typing_at=timezone.now())
+        return plain_json({})
+
+
+@extend_schema(tags=CHAT, summary="The user read the operator's messages (live chat)")
+class ReadingView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        self.params(request).boolean("reading", default=True)
+        self.context_dialog(request, bot, required=False)
+        return plain_json({})
+
+
+@extend_schema(tags=CHAT, summary="Save a GDPR request (Get or Delete)")
+class GdprView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        client_id = params.text("clientId", required=True, max_length=100)
+        wanted = params.text("object", required=True).strip().lower()
+        objects = {choice.value.lower(): choice.value for choice in GdprRequest.Object}
+        if wanted not in objects:
+            raise InvalidField("object", "must be Get or Delete")
+        mail = params.text("mail", "email", max_length=254).strip()
+        if mail:
+            try:
+                validate_email(mail)
+            except ValidationError:
+                raise InvalidField("mail", "not a valid e-mail address") from None
+        GdprRequest.objects.create(
+            bot=bot,
+            client_id=client_id,
+            mail=mail,
+            object=objects[wanted],
+            language=params.text("language", max_length=8),
+            requester_ip=request.META.get("REMOTE_ADDR") or None,
+        )
+        return plain_json({})

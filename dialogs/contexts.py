@@ -1,0 +1,59 @@
+"""The context lifecycle: a new context on first use, one id groups a dialog, an id idle for 10
+minutes is revoked (its dialog archived), and an unknown, malformed or revoked id gives a new one."""
+
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from .models import Dialog
+
+
+def parse_context_id(value: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value or "").strip())
+    except ValueError:
+        return None
+
+
+def active_dialog(bot, context_id: str | None, now=None) -> Dialog | None:
+    """The dialog of that id if it is still usable; a revoked one is archived on the way."""
+    parsed = parse_context_id(context_id)
+    if parsed is None:
+        return None
+    dialog = Dialog.objects.filter(bot=bot, uuid=parsed).first()
+    if dialog is None:
+        return None
+    now = now or timezone.now()
+    if dialog.is_revoked(now):
+        if dialog.archived_at is None:
+            Dialog.objects.filter(pk=dialog.pk, archived_at=None).update(archived_at=now)
+        return None
+    return dialog
+
+
+def known_dialog(bot, context_id: str | None) -> Dialog | None:
+    """The dialog of that id, archived or not (feedback on an answer read just before the idle limit)."""
+    parsed = parse_context_id(context_id)
+    if parsed is None:
+        return None
+    return Dialog.objects.filter(bot=bot, uuid=parsed).first()
+
+
+def open_dialog(bot, now=None, **fields) -> Dialog:
+    now = now or timezone.now()
+    return Dialog.objects.create(bot=bot, first_activity=now, last_activity=now, **fields)
+
+
+def archive_dialog(dialog: Dialog, now=None):
+    now = now or timezone.now()
+    Dialog.objects.filter(pk=dialog.pk, archived_at=None).update(archived_at=now)
+    dialog.archived_at = now
+
+
+def revoke_idle_dialogs(now=None) -> int:
+    """Archive every dialog idle past the limit; returns how many. Lookups revoke lazily anyway."""
+    now = now or timezone.now()
+    limit = now - timedelta(seconds=settings.CONTEXT_IDLE_SECONDS)
+    return Dialog.objects.filter(archived_at=None, last_activity__lt=limit).update(archived_at=now)

@@ -1,0 +1,323 @@
+"""The talk pipeline: the one place where a user's input becomes the bot's answer, for REST and
+websocket alike (architecture.md §3)."""
+
+import re
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from bots.models import language_code
+from knowledge import matching
+from knowledge.answers import answers_for
+from knowledge.models import GlobalSentence, KnowledgeItem
+from knowledge.sentences import feedback_wording, global_sentence
+from knowledge.snapshot import Snapshot, snapshot_for
+
+from . import contexts
+from .models import Dialog, Interaction
+from .rendering import rewording_answer, substitute_variables
+from .requests import TalkRequest
+
+K = GlobalSentence.Kind
+PUSH_CONDITION = re.compile(r"^_pushcondition_:(\d+)$")
+# Language detection switches the dialog's language only when it is this sure (short inputs are not).
+DETECTION_MIN_CONFIDENCE = 0.75
+
+
+class TypeResponse:
+    UNDERSTOOD = "DMUnderstoodQuestion"
+    REWORD_CLICKED = "DMRewordClickedAuto"
+    CLIENT_PUSH = "DMClientPush"
+    ONE_REWORD = "RWOneReword"
+    SEVERAL_REWORDS = "RWSeveralRewords"
+    MISUNDERSTOOD = "GBMisunderstoodQuestion"
+    TOO_MANY_MISUNDERSTOOD = "GBTooManyMisunderstoodQuestions"
+    EMPTY = "GBEmptySentence"
+    TOO_LONG = "GBTooLongSentence"
+
+
+@dataclass
+class TalkResponse:
+    dialog: Dialog
+    text: str
+    type_response: str
+    language: str
+    knowledge_id: int = 0
+    ask_feedback: bool = False
+    payload: dict = field(default_factory=dict)
+    interaction_id: int = 0
+    server_time_ms: int = 0
+    feedback_wording: dict = field(default_factory=dict)
+
+    def values(self, bot) -> dict:
+        """The talkResponse values the chatbox reads (client-contract.md §3); strings are encoded later."""
+        values = {
+            "knowledgeId": self.knowledge_id,
+            "actionId": self.interaction_id,
+            "typeResponse": self.type_response,
+            "contextId": str(self.dialog.uuid),
+            "serverTime": self.server_time_ms,
+            "language": self.language,
+            "botId": str(bot.uuid),
+            "text": self.text,
+            "hasProfilePicture": False,
+            "startLivechat": False,
+            "keepPopinMinimized": False,
+            "human": False,
+            "askFeedback": self.ask_feedback,
+            "feedbackWording": self.feedback_wording,
+        }
+        values.update(self.payload)
+        return values
+
+
+@dataclass
+class _Answer:
+    text: str
+    type_response: str
+    knowledge_id: int = 0
+    ask_feedback: bool = False
+    payload: dict = field(default_factory=dict)
+    reworded: list[int] = field(default_factory=list)
+
+
+def talk(bot, request: TalkRequest) -> TalkResponse:
+    now = timezone.now()
+    snapshot = snapshot_for(bot)
+    dialog = contexts.active_dialog(bot, request.context_id, now)
+    if dialog is None:
+        dialog = _open(bot, request, snapshot, now)
+    dialog.bot = bot  # already loaded: spares a query when the bot's settings are read
+    _apply_request(dialog, request, snapshot)
+
+    text = request.user_input.strip()
+    if text == "#reset#":
+        contexts.archive_dialog(dialog, now)
+        dialog = _open(bot, request, snapshot, now)
+        _apply_request(dialog, request, snapshot)
+        answer = _welcome(snapshot, dialog)
+    elif text == "#welcome#":
+        answer = _welcome(snapshot, dialog)
+    elif match := PUSH_CONDITION.match(text):
+        answer = _pushed(snapshot, dialog, int(match.group(1)), request) or _understand(snapshot, dialog, request, text)
+    else:
+        if bot.language_detection and request.language_detection and len(snapshot.languages) > 1 and text:
+            detected, confidence = matching.detect_language(text, snapshot.languages)
+            if detected != dialog.language and confidence >= DETECTION_MIN_CONFIDENCE:
+                dialog.language = detected
+        answer = _understand(snapshot, dialog, request, text)
+
+    with transaction.atomic():
+        interaction_id = 0
+        if not request.do_not_register:
+            interaction = Interaction.objects.create(
+                dialog=dialog,
+                bot_id=bot.pk,
+                counted=not dialog.qualification_mode,
+                created_at=now,
+                user_input=request.user_input,
+                answer=answer.text,
+                type_response=answer.type_response,
+                knowledge_item_id=answer.knowledge_id or None,
+                reworded_items=answer.reworded,
+                language=dialog.language,
+                space=dialog.space,
+                origin=request.origin,
+                ask_feedback=answer.ask_feedback,
+                payload=answer.payload,
+            )
+            interaction_id = interaction.pk
+        Dialog.objects.filter(pk=dialog.pk).update(
+            last_activity=now,
+            language=dialog.language,
+            space=dialog.space,
+            variables=dialog.variables,
+            misunderstood_streak=dialog.misunderstood_streak,
+            current_node_id=dialog.current_node_id,
+            client_id=dialog.client_id,
+        )
+    return TalkResponse(
+        dialog=dialog,
+        text=answer.text,
+        type_response=answer.type_response,
+        language=dialog.language,
+        knowledge_id=answer.knowledge_id,
+        ask_feedback=answer.ask_feedback,
+        payload=answer.payload,
+        interaction_id=interaction_id,
+        server_time_ms=int(now.timestamp() * 1000),
+        feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
+    )
+
+
+def _open(bot, request: TalkRequest, snapshot: Snapshot, now) -> Dialog:
+    return contexts.open_dialog(
+        bot,
+        now,
+        client_id=request.client_id,
+        language=_language(snapshot, request.language) or snapshot.default_language,
+        space=_space_name(snapshot, request.space),
+        variables=dict(request.variables),
+        browser=request.browser,
+        os=request.os,
+        user_url=request.user_url,
+        context_type=request.context_type,
+        solution_used=request.solution_used,
+        already_came=request.already_came,
+        qualification_mode=request.qualification_mode,
+    )
+
+
+def _apply_request(dialog: Dialog, request: TalkRequest, snapshot: Snapshot):
+    """What each talk may change on its dialog: language, space, variables, client id."""
+    if request.language:
+        code = _language(snapshot, request.language)
+        if code:
+            dialog.language = code
+    if dialog.language not in snapshot.languages:
+        dialog.language = snapshot.default_language
+    if request.space:
+        dialog.space = _space_name(snapshot, request.space)
+    if request.variables:
+        dialog.variables = {**(dialog.variables or {}), **request.variables}
+    if request.client_id:
+        dialog.client_id = request.client_id
+
+
+def _language(snapshot: Snapshot, requested: str) -> str:
+    code = language_code(requested)
+    return code if code in snapshot.languages else ""
+
+
+def _space_name(snapshot: Snapshot, requested: str) -> str:
+    """The stored name of the requested space (any case); an unknown space means the default one."""
+    space_id = snapshot.space_id(requested)
+    if space_id is None:
+        space_id = snapshot.default_space_id
+    return snapshot.space_names.get(space_id, "")
+
+
+def _welcome(snapshot: Snapshot, dialog: Dialog) -> _Answer:
+    text = substitute_variables(global_sentence(snapshot.sentences, dialog.language, K.WELCOME), dialog.variables)
+    return _Answer(text=text, type_response=TypeResponse.UNDERSTOOD)
+
+
+def _pushed(snapshot: Snapshot, dialog: Dialog, item_id: int, request: TalkRequest) -> _Answer | None:
+    """An event-triggered item the chatbox's push rules fired."""
+    item = snapshot.items.get(item_id)
+    space_id = _space_id(snapshot, dialog)
+    if item is None or item.kind != KnowledgeItem.Kind.EVENT:
+        return None
+    if not snapshot.reachable(item, dialog.language, space_id, dialog.qualification_mode):
+        return None
+    answer = _item_answer(snapshot, dialog, item_id, space_id)
+    if answer is None:
+        return None
+    answer.type_response = TypeResponse.CLIENT_PUSH
+    return answer
+
+
+def _space_id(snapshot: Snapshot, dialog: Dialog) -> int:
+    space_id = snapshot.space_id(dialog.space)
+    return snapshot.default_space_id if space_id is None else space_id
+
+
+def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: str) -> _Answer:
+    language = dialog.language
+    if not text:
+        return _Answer(global_sentence(snapshot.sentences, language, K.EMPTY_INPUT), TypeResponse.EMPTY)
+    space_id = _space_id(snapshot, dialog)
+    qualification = dialog.qualification_mode
+    matcher = snapshot.matcher(language)
+
+    result = None
+    if dialog.current_node_id:
+        follow_ups = snapshot.follow_up_items(dialog.current_node_id, language, space_id, qualification)
+        if follow_ups:
+            candidate = matcher.match(text, allowed=follow_ups)
+            if candidate.outcome == "direct":
+                result = candidate
+    if result is None:
+        result = matcher.match(text, allowed=snapshot.allowed_items(language, space_id, qualification))
+
+    if result.outcome == "direct":
+        item_id = result.candidates[0].item_id
+        answer = _item_answer(snapshot, dialog, item_id, space_id)
+        if answer is not None:
+            if request.origin == "reword_auto":
+                answer.type_response = TypeResponse.REWORD_CLICKED
+            dialog.misunderstood_streak = 0
+            dialog.current_node_id = item_id if snapshot.items[item_id].has_children else None
+            return answer
+    if result.outcome == "reword" and result.candidates:
+        questions = [_reword_text(snapshot, language, candidate) for candidate in result.candidates[:3]]
+        intro = global_sentence(snapshot.sentences, language, K.REWORD_INTRO)
+        return _Answer(
+            text=rewording_answer(intro, questions),
+            type_response=TypeResponse.ONE_REWORD if len(questions) == 1 else TypeResponse.SEVERAL_REWORDS,
+            reworded=[candidate.item_id for candidate in result.candidates[:3]],
+        )
+    return _misunderstood(snapshot, dialog, request)
+
+
+def _misunderstood(snapshot: Snapshot, dialog: Dialog, request: TalkRequest) -> _Answer:
+    dialog.misunderstood_streak += 1
+    limit = dialog.bot.too_many_misunderstood
+    if limit and dialog.misunderstood_streak >= limit:
+        dialog.misunderstood_streak = 0
+        kind, type_response = K.TOO_MANY_MISUNDERSTOOD, TypeResponse.TOO_MANY_MISUNDERSTOOD
+    elif request.too_long:
+        kind, type_response = K.TOO_LONG_INPUT, TypeResponse.TOO_LONG
+    else:
+        kind, type_response = K.MISUNDERSTOOD, TypeResponse.MISUNDERSTOOD
+    return _Answer(global_sentence(snapshot.sentences, dialog.language, kind), type_response)
+
+
+def _reword_text(snapshot: Snapshot, language: str, candidate) -> str:
+    """The question a rewording link shows: the matched formulation if it may be offered, else the
+    item's first rewordable one."""
+    first = None
+    for fid, item_id, text, rewordable in snapshot.formulations.get(language, ()):
+        if item_id != candidate.item_id:
+            continue
+        if fid == candidate.formulation_id and rewordable:
+            return text
+        if first is None and rewordable:
+            first = text
+    return first or candidate.formulation_text
+
+
+def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int) -> _Answer | None:
+    complements = snapshot.complements_for(item_id, dialog.language, space_id, dialog.qualification_mode)
+    wanted = [item_id] + [cid for cid, _ in complements if cid != item_id]
+    answers = answers_for(wanted, dialog.language, space_id, snapshot.default_space_id)
+    main = answers.get(item_id)
+    if main is None:
+        return None
+    text = main.text
+    for cid, position in complements:
+        extra = answers.get(cid)
+        if extra is None or cid == item_id:
+            continue
+        if position == KnowledgeItem.Position.INSTEAD:
+            text = extra.text
+        elif position == KnowledgeItem.Position.BEFORE:
+            text = f"{extra.text}<hr/>{text}"
+        else:
+            text = f"{text}<hr/>{extra.text}"
+    payload = {}
+    if main.sidebar:
+        payload["sidebar"] = {key: value for key, value in main.sidebar.items() if value not in (None, "")}
+    if main.template_name:
+        payload["templateName"] = main.template_name
+        payload["templateData"] = substitute_variables(main.template_data, dialog.variables)
+    if main.gui_action:
+        payload["guiAction"] = main.gui_action
+    return _Answer(
+        text=substitute_variables(text, dialog.variables),
+        type_response=TypeResponse.UNDERSTOOD,
+        knowledge_id=item_id,
+        ask_feedback=main.ask_feedback,
+        payload=payload,
+    )

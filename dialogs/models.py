@@ -1,0 +1,166 @@
+"""Dialogs (the chat's contexts) and what happens in them: interactions, feedback, visits,
+client errors and GDPR requests."""
+
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Dialog(models.Model):
+    """A conversation; its UUID is the context id the chatbox keeps."""
+
+    uuid = models.UUIDField("context id", default=uuid.uuid4, unique=True, editable=False)
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="dialogs")
+    client_id = models.CharField(max_length=100, blank=True, db_index=True)
+    language = models.CharField(max_length=8)
+    space = models.CharField(max_length=100, blank=True)
+    variables = models.JSONField(default=dict, blank=True)
+    browser = models.CharField(max_length=200, blank=True)
+    os = models.CharField(max_length=200, blank=True)
+    user_url = models.CharField(max_length=1000, blank=True)
+    context_type = models.CharField(max_length=20, blank=True)
+    solution_used = models.CharField(max_length=20, blank=True)
+    already_came = models.BooleanField(default=False)
+    # Qualification-mode dialogs use unpublished knowledge and are left out of analytics.
+    qualification_mode = models.BooleanField(default=False)
+    first_activity = models.DateTimeField(default=timezone.now)
+    last_activity = models.DateTimeField(default=timezone.now, db_index=True)
+    archived_at = models.DateTimeField(null=True, blank=True, help_text="Set when the context id is revoked.")
+    misunderstood_streak = models.PositiveSmallIntegerField(default=0)
+    # Decision tree: the node whose children are matched first for the next input.
+    current_node = models.ForeignKey(
+        "knowledge.KnowledgeItem", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    user_typing = models.BooleanField(default=False)
+    typing_content = models.CharField(max_length=600, blank=True)
+    typing_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-last_activity"]
+        indexes = [models.Index(fields=["bot", "last_activity"])]
+
+    def __str__(self):
+        return str(self.uuid)
+
+    def is_revoked(self, now=None) -> bool:
+        """An id unused for the idle time is revoked (servlet-api.md §3), even before archiving runs."""
+        if self.archived_at is not None:
+            return True
+        now = now or timezone.now()
+        return now - self.last_activity > timedelta(seconds=settings.CONTEXT_IDLE_SECONDS)
+
+
+class Interaction(models.Model):
+    """One user input and its answer inside a dialog."""
+
+    class Feedback(models.TextChoices):
+        POSITIVE = "positive", "Positive"
+        NEGATIVE = "negative", "Negative"
+        WITHOUT_ANSWER = "withoutAnswer", "Without answer"
+
+    dialog = models.ForeignKey(Dialog, on_delete=models.CASCADE, related_name="interactions")
+    # Denormalised from the dialog so that analytics (top knowledge) need no join.
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    counted = models.BooleanField(default=True, help_text="Counted in analytics (not qualification mode).")
+    created_at = models.DateTimeField("server time", default=timezone.now)
+    user_input = models.TextField(blank=True)
+    answer = models.TextField("answer (HTML)", blank=True)
+    type_response = models.CharField(max_length=60)
+    knowledge_item = models.ForeignKey(
+        "knowledge.KnowledgeItem", null=True, blank=True, on_delete=models.SET_NULL, related_name="interactions"
+    )
+    # Items offered as rewordings, for the rewording analytics.
+    reworded_items = models.JSONField(default=list, blank=True)
+    language = models.CharField(max_length=8)
+    space = models.CharField(max_length=100, blank=True)
+    origin = models.CharField(max_length=60, blank=True, help_text="extraParameters type: reword_auto…")
+    ask_feedback = models.BooleanField(default=False)
+    feedback = models.CharField(max_length=20, choices=Feedback.choices, blank=True)
+    feedback_choice_key = models.PositiveSmallIntegerField(null=True, blank=True)
+    feedback_comment = models.TextField(blank=True)
+    human = models.BooleanField(default=False, help_text="Written by a human operator.")
+    payload = models.JSONField(default=dict, blank=True, help_text="Extra answer fields: sidebar, template…")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [
+            models.Index(fields=["dialog", "created_at"]),
+            models.Index(fields=["bot", "counted", "created_at"]),
+        ]
+
+    def __str__(self):
+        return f"{self.user_input[:50]} → {self.type_response}"
+
+    @property
+    def server_time_ms(self) -> int:
+        return int(self.created_at.timestamp() * 1000)
+
+
+class Visit(models.Model):
+    """A chatbox visit, stored by the welcome call."""
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="visits")
+    context_id = models.CharField(max_length=64, blank=True)
+    language = models.CharField(max_length=8, blank=True)
+    space = models.CharField(max_length=100, blank=True)
+    qualification_mode = models.BooleanField(default=False)
+    variables = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self):
+        return f"Visit {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class ClientError(models.Model):
+    """An error the chatbox reported (chat/error)."""
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="client_errors")
+    context_id = models.CharField(max_length=64, blank=True)
+    solution_used = models.CharField(max_length=20, blank=True)
+    error = models.CharField(max_length=500)
+    message = models.TextField()
+    stack_trace = models.TextField(blank=True)
+    js_creation = models.CharField(max_length=100, blank=True)
+    browser = models.CharField(max_length=200, blank=True)
+    os = models.CharField(max_length=200, blank=True)
+    user_url = models.CharField(max_length=1000, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.error}: {self.message[:60]}"
+
+
+class GdprRequest(models.Model):
+    """A visitor's request to get or delete their data, processed by an administrator."""
+
+    class Object(models.TextChoices):
+        GET = "Get", "Get my data"
+        DELETE = "Delete", "Delete my data"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENT = "sent", "Sent"
+        IGNORED = "ignored", "Ignored"
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="gdpr_requests")
+    client_id = models.CharField(max_length=100)
+    mail = models.EmailField(blank=True)
+    object = models.CharField(max_length=10, choices=Object.choices)
+    language = models.CharField(max_length=8, blank=True)
+    requester_ip = models.GenericIPAddressField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reason = models.TextField(blank=True, help_text="Internal reason (required when ignored).")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "GDPR request"
+
+    def __str__(self):
+        return f"{self.object} for {self.client_id}"

@@ -1,0 +1,102 @@
+"""Top knowledge: the most used knowledge items over a period, counted from stored interactions
+(qualification-mode dialogs are left out, as in the product's analytics)."""
+
+from datetime import datetime, time, timedelta
+
+from django.db.models import Count
+from django.utils import timezone
+
+from bots.servlet.errors import InvalidField
+from knowledge.snapshot import Snapshot
+
+from .models import Interaction
+
+PERIODS = (
+    "Today",
+    "Yesterday",
+    "Last7Days",
+    "CurrentMonth",
+    "LastMonth",
+    "Last30Days",
+    "Last3Months",
+    "Last6Months",
+    "Last12Months",
+)
+
+
+def period_bounds(period: str, now: datetime | None = None) -> tuple[datetime, datetime]:
+    """[start, end) of a period name, in the server's time zone."""
+    now = timezone.localtime(now or timezone.now())
+    wanted = {name.lower(): name for name in PERIODS}.get((period or "Last30Days").strip().lower())
+    if wanted is None:
+        raise InvalidField("period", f"'{period[:40]}' is not one of {', '.join(PERIODS)}")
+    midnight = timezone.make_aware(datetime.combine(now.date(), time.min), now.tzinfo)
+    month_start = midnight.replace(day=1)
+    if wanted == "Today":
+        return midnight, now
+    if wanted == "Yesterday":
+        return midnight - timedelta(days=1), midnight
+    if wanted == "CurrentMonth":
+        return month_start, now
+    if wanted == "LastMonth":
+        previous = (month_start - timedelta(days=1)).replace(day=1)
+        return previous, month_start
+    days = {"Last7Days": 7, "Last30Days": 30, "Last3Months": 91, "Last6Months": 182, "Last12Months": 365}[wanted]
+    return now - timedelta(days=days), now
+
+
+def top_knowledge(
+    snapshot: Snapshot,
+    *,
+    language: str,
+    space_id: int,
+    period: str,
+    limit: int,
+    qualification: bool = False,
+    tag_ids: set[int] | None = None,
+) -> list[dict]:
+    start, end = period_bounds(period)
+    usage = (
+        Interaction.objects.filter(
+            bot_id=snapshot.bot_id,
+            counted=True,
+            created_at__gte=start,
+            created_at__lt=end,
+            knowledge_item__isnull=False,
+        )
+        .values("knowledge_item_id")
+        .annotate(usage=Count("id"))
+        .order_by("-usage", "knowledge_item_id")
+    )
+    allowed = snapshot.allowed_items(language, space_id, qualification)
+    first_formulation = _first_formulations(snapshot, language)
+    articles = []
+    for row in usage.iterator():
+        item_id = row["knowledge_item_id"]
+        if item_id not in allowed or item_id not in first_formulation:
+            continue
+        item = snapshot.items[item_id]
+        if tag_ids is not None and item.tag_id not in tag_ids:
+            continue
+        formulation_id, text = first_formulation[item_id]
+        articles.append(
+            {
+                "reword": text,
+                "pathTag": snapshot.tag_path(item.tag_id),
+                "usage": row["usage"],
+                "inputConditionId": formulation_id,
+                "knowledgeId": item_id,
+            }
+        )
+        if len(articles) >= limit:
+            break
+    return articles
+
+
+def _first_formulations(snapshot: Snapshot, language: str) -> dict[int, tuple[int, str]]:
+    """Each item's question as shown to users: its first rewordable formulation in the language."""
+    found: dict[int, tuple[int, str]] = {}
+    for fid, item_id, text, rewordable in snapshot.formulations.get(language, ()):
+        if rewordable and item_id not in found:
+            found[item_id] = (fid, text)
+    return found

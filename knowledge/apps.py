@@ -1,0 +1,11 @@
+"""The knowledge app: knowledge items, formulations, answers, matching and knowledge-base exchange."""
+
+from django.apps import AppConfig
+
+
+class KnowledgeConfig(AppConfig):
+    name = "knowledge"
+    verbose_name = "Knowledge"
+
+    def ready(self):
+        from . import signals  # noqa: F401  (knowledge writes bump the bot's knowledge version)

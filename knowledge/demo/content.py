@@ -1,0 +1,497 @@
+"""The demo bot's knowledge: Clara, the assistant of an imaginary bank, in French and English.
+
+Each item: a tag, formulations per language (the first is the question shown to users; a leading
+"~" marks a formulation that is matched but never offered as a rewording or a suggestion), an answer
+per language, optional answers per consultation space, feedback, and decision-tree children.
+"""
+
+from knowledge.links import reword_link
+
+BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
+BOT_NAME = "Clara — Banque Exemple"
+SPACES = ["Defaut", "Pro"]
+
+GROUPS = [
+    ("Produits", "carte", ["carte", "carte bancaire", "carte bleue", "cb", "{carte de paiement}"]),
+    ("Produits", "carte de paiement", ["carte de crédit", "carte de débit", "carte visa", "mastercard"]),
+    ("Products", "card", ["card", "bank card", "debit card", "credit card", "visa card"]),
+    ("Social", "Non", ["non", "non merci", "pas du tout", "no", "no thanks"]),
+    ("Social", "Oui", ["oui", "oui merci", "tout à fait", "yes", "yes please"]),
+]
+
+WELCOME = {
+    "fr": "Bonjour, je suis <b>Clara</b>, l'assistante de la Banque Exemple. Posez-moi une question sur "
+    "vos cartes, vos virements, votre compte ou nos agences.",
+    "en": "Hello, I am <b>Clara</b>, the assistant of Banque Exemple. Ask me about your cards, transfers, "
+    "account or our branches.",
+}
+
+
+def _link(question: str) -> str:
+    return reword_link(question, "redirection_knowledge")
+
+
+ITEMS = [
+    {
+        "label": "Greeting",
+        "tag": "Social",
+        "fr": (["Bonjour", "~salut", "~bonsoir", "~coucou"], "Bonjour ! Que puis-je faire pour vous ?"),
+        "en": (["Hello", "~hi", "~good morning", "~hey there"], "Hello! What can I do for you?"),
+    },
+    {
+        "label": "Thanks",
+        "tag": "Social",
+        "fr": (["Merci", "~merci beaucoup", "~c'est gentil merci"], "Avec plaisir ! Autre chose ?"),
+        "en": (["Thank you", "~thanks a lot", "~thanks"], "You are welcome! Anything else?"),
+    },
+    {
+        "label": "Goodbye",
+        "tag": "Social",
+        "fr": (["Au revoir", "~à bientôt", "~bonne journée"], "Au revoir et à bientôt à la Banque Exemple !"),
+        "en": (["Goodbye", "~bye", "~see you later"], "Goodbye, see you soon at Banque Exemple!"),
+    },
+    {
+        "label": "What the assistant can do",
+        "tag": "Social",
+        "fr": (
+            ["Que sais-tu faire ?", "Comment peux-tu m'aider ?", "~aide"],
+            "Je réponds aux questions sur vos <b>cartes</b>, vos <b>virements</b>, votre <b>compte</b>, nos "
+            "<b>agences</b> et la <b>sécurité</b>. Essayez par exemple : « J'ai perdu ma carte ».",
+        ),
+        "en": (
+            ["What can you do?", "How can you help me?", "~help"],
+            "I answer questions about your <b>cards</b>, <b>transfers</b>, <b>account</b>, our <b>branches</b> "
+            "and <b>security</b>. Try for example: “I lost my card”.",
+        ),
+    },
+    {
+        "label": "Who is Clara",
+        "tag": "Social",
+        "fr": (
+            ["Qui es-tu ?", "Es-tu un robot ?", "~tu es humain"],
+            "Je suis Clara, un assistant virtuel. Je peux aussi vous mettre en relation avec un conseiller.",
+        ),
+        "en": (
+            ["Who are you?", "Are you a robot?", "~are you human"],
+            "I am Clara, a virtual assistant. I can also put you in touch with an advisor.",
+        ),
+    },
+    {
+        "label": "Opening hours",
+        "tag": "Agences",
+        "fr": (
+            [
+                "Quels sont vos horaires d'ouverture ?",
+                "À quelle heure ouvre l'agence ?",
+                "L'agence est-elle ouverte le samedi ?",
+                "~horaires agence",
+            ],
+            "Nos agences sont ouvertes du <b>mardi au samedi, de 9 h à 17 h 30</b>.",
+        ),
+        "en": (
+            [
+                "What are your opening hours?",
+                "When does the branch open?",
+                "Is the branch open on Saturday?",
+                "~branch hours",
+            ],
+            "Our branches are open <b>Tuesday to Saturday, 9 am to 5:30 pm</b>.",
+        ),
+        "spaces": {
+            "Pro": {
+                "fr": "Les conseillers professionnels vous reçoivent <b>du lundi au vendredi, de 8 h à 19 h</b>, sur rendez-vous.",
+                "en": "Business advisors see you <b>Monday to Friday, 8 am to 7 pm</b>, by appointment.",
+            }
+        },
+        "feedback": True,
+    },
+    {
+        "label": "Find a branch",
+        "tag": "Agences",
+        "fr": (
+            ["Où se trouve l'agence la plus proche ?", "Trouver une agence", "~adresse de l'agence"],
+            'Toutes nos agences sont sur <a href="https://example.org/agences" target="_blank">la carte des agences</a>.',
+        ),
+        "en": (
+            ["Where is the nearest branch?", "Find a branch", "~branch address"],
+            'All our branches are on <a href="https://example.org/branches" target="_blank">the branch map</a>.',
+        ),
+    },
+    {
+        "label": "Contact by phone",
+        "tag": "Agences",
+        "fr": (
+            ["Comment vous contacter par téléphone ?", "Quel est votre numéro de téléphone ?", "~appeler la banque"],
+            "Appelez-nous au <b>01 23 45 67 89</b> (prix d'un appel local), du lundi au samedi de 8 h à 20 h.",
+        ),
+        "en": (
+            ["How can I call you?", "What is your phone number?", "~call the bank"],
+            "Call us on <b>+33 1 23 45 67 89</b>, Monday to Saturday, 8 am to 8 pm.",
+        ),
+        "spaces": {
+            "Pro": {
+                "fr": "Votre ligne professionnelle : <b>01 23 45 00 00</b>, du lundi au vendredi de 8 h à 19 h.",
+                "en": "Your business line: <b>+33 1 23 45 00 00</b>, Monday to Friday, 8 am to 7 pm.",
+            }
+        },
+    },
+    {
+        "label": "Lost card",
+        "tag": "Cartes",
+        "fr": (
+            ["J'ai perdu ma carte", "Je ne trouve plus ma {carte}", "~carte perdue", "~perte de carte"],
+            "Je vais vous aider à faire opposition. Votre carte a-t-elle été volée ?<br/>"
+            + _link("Oui, elle a été volée")
+            + " — "
+            + _link("Non, je l'ai perdue"),
+        ),
+        "en": (
+            ["I lost my card", "I can't find my {card}", "~lost card"],
+            "I will help you block it. Was your card stolen?<br/>"
+            + _link("Yes, it was stolen")
+            + " — "
+            + _link("No, I lost it"),
+        ),
+        "children": [
+            {
+                "label": "Lost card: stolen",
+                "fr": (
+                    ["Oui, elle a été volée", "~{Oui}", "~volée", "~on me l'a volée"],
+                    "Faites opposition tout de suite au <b>01 23 45 67 00</b> (24 h/24), puis déposez plainte. "
+                    "Une nouvelle carte vous sera envoyée sous 5 jours.",
+                ),
+                "en": (
+                    ["Yes, it was stolen", "~{Oui}", "~stolen", "~someone stole it"],
+                    "Block it right now on <b>+33 1 23 45 67 00</b> (24/7), then report the theft to the police. "
+                    "A new card will be sent within 5 days.",
+                ),
+                "feedback": True,
+            },
+            {
+                "label": "Lost card: lost",
+                "fr": (
+                    ["Non, je l'ai perdue", "~{Non}", "~perdue", "~je l'ai égarée"],
+                    "Bloquez-la dans l'application (Cartes › Bloquer) : le blocage est réversible si vous la retrouvez.",
+                ),
+                "en": (
+                    ["No, I lost it", "~{Non}", "~misplaced", "~i just misplaced it"],
+                    "Block it in the app (Cards › Block): you can unblock it if you find it again.",
+                ),
+                "feedback": True,
+            },
+        ],
+    },
+    {
+        "label": "Card not arrived",
+        "tag": "Cartes",
+        "fr": (
+            ["Je n'ai pas reçu ma nouvelle carte", "Quand vais-je recevoir ma carte ?", "~carte pas arrivée"],
+            "Une carte arrive sous <b>7 jours ouvrés</b> après la commande. Passé ce délai, appelez-nous.",
+        ),
+        "en": (
+            ["I have not received my new card", "When will my card arrive?", "~card not arrived"],
+            "A card arrives within <b>7 working days</b> of the order. After that, please call us.",
+        ),
+        "feedback": True,
+    },
+    {
+        "label": "Activate card",
+        "tag": "Cartes",
+        "fr": (
+            ["Comment activer ma carte ?", "~activation carte"],
+            "Faites un premier retrait ou un paiement avec votre code : la carte s'active automatiquement.",
+        ),
+        "en": (
+            ["How do I activate my card?", "~card activation"],
+            "Make a first withdrawal or payment with your PIN: the card activates itself.",
+        ),
+    },
+    {
+        "label": "Forgotten PIN",
+        "tag": "Cartes",
+        "fr": (
+            ["J'ai oublié mon code de carte", "Comment retrouver mon code secret ?", "~code pin oublié"],
+            "Vous pouvez afficher votre code dans l'application (Cartes › Voir mon code), après authentification.",
+        ),
+        "en": (
+            ["I forgot my PIN", "How can I get my PIN back?", "~forgotten pin code"],
+            "You can display your PIN in the app (Cards › Show my PIN) after signing in.",
+        ),
+    },
+    {
+        "label": "Card limit",
+        "tag": "Cartes",
+        "fr": (
+            ["Comment augmenter le plafond de ma carte ?", "Modifier mon plafond de paiement", "~plafond carte"],
+            "Dans l'application, allez dans Cartes › Plafonds : une hausse temporaire est possible pendant 30 jours.",
+        ),
+        "en": (
+            ["How do I raise my card limit?", "Change my payment limit", "~card limit"],
+            "In the app, go to Cards › Limits: a temporary increase is possible for 30 days.",
+        ),
+    },
+    {
+        "label": "Card swallowed",
+        "tag": "Cartes",
+        "fr": (
+            ["Le distributeur a avalé ma carte", "~carte avalée"],
+            "Si le distributeur est dans une de nos agences, elle vous sera rendue sur présentation d'une pièce "
+            "d'identité. Sinon, faites opposition et commandez une nouvelle carte.",
+        ),
+        "en": (
+            ["The cash machine swallowed my card", "~card swallowed"],
+            "If the machine belongs to one of our branches, the card is returned to you with an ID. "
+            "Otherwise block it and order a new one.",
+        ),
+    },
+    {
+        "label": "Open an account",
+        "tag": "Compte",
+        "fr": (
+            ["Comment ouvrir un compte ?", "Je veux devenir client", "~ouverture de compte"],
+            "Ouvrez votre compte en ligne en 10 minutes avec une pièce d'identité et un justificatif de domicile.",
+        ),
+        "en": (
+            ["How do I open an account?", "I want to become a customer", "~account opening"],
+            "Open your account online in 10 minutes with an ID and a proof of address.",
+        ),
+        "spaces": {
+            "Pro": {
+                "fr": "Pour un compte professionnel, prévoyez aussi un extrait Kbis de moins de 3 mois.",
+                "en": "For a business account, also bring a company registration extract under 3 months old.",
+            }
+        },
+    },
+    {
+        "label": "Close an account",
+        "tag": "Compte",
+        "fr": (
+            ["Comment fermer mon compte ?", "Je veux clôturer mon compte", "~clôture de compte"],
+            "Envoyez-nous une demande signée depuis votre messagerie sécurisée ; la clôture est gratuite.",
+        ),
+        "en": (
+            ["How do I close my account?", "I want to close my account", "~account closure"],
+            "Send us a signed request from your secure messaging; closing is free.",
+        ),
+    },
+    {
+        "label": "Account fees",
+        "tag": "Compte",
+        "fr": (
+            ["Combien coûte le compte ?", "Quels sont vos frais bancaires ?", "~tarifs"],
+            "Le compte est à <b>2 € par mois</b>, carte comprise.",
+        ),
+        "en": (
+            ["How much does the account cost?", "What are your bank fees?", "~pricing"],
+            "The account costs <b>€2 a month</b>, card included.",
+        ),
+        "spaces": {
+            "Pro": {
+                "fr": "Le compte professionnel est à <b>12 € par mois</b>, deux cartes comprises.",
+                "en": "The business account costs <b>€12 a month</b>, two cards included.",
+            }
+        },
+        "feedback": True,
+    },
+    {
+        "label": "IBAN",
+        "tag": "Compte",
+        "fr": (
+            ["Où trouver mon RIB ?", "Comment obtenir mon IBAN ?", "~rib"],
+            "Votre RIB est dans l'application, rubrique Comptes › RIB, à télécharger ou à partager.",
+        ),
+        "en": (
+            ["Where can I find my IBAN?", "How do I get my bank details?", "~iban"],
+            "Your IBAN is in the app under Accounts › Bank details, to download or share.",
+        ),
+    },
+    {
+        "label": "Make a transfer",
+        "tag": "Virements",
+        "fr": (
+            ["Comment faire un virement ?", "Envoyer de l'argent à quelqu'un", "~virement"],
+            "Dans l'application : Virements › Nouveau virement, choisissez le bénéficiaire et le montant.",
+        ),
+        "en": (
+            ["How do I make a transfer?", "Send money to someone", "~transfer"],
+            "In the app: Transfers › New transfer, then choose the payee and the amount.",
+        ),
+    },
+    {
+        "label": "Transfer delay",
+        "tag": "Virements",
+        "fr": (
+            ["Combien de temps prend un virement ?", "Mon virement n'est pas arrivé", "~délai virement"],
+            "Un virement SEPA arrive en <b>1 jour ouvré</b> ; un virement instantané en quelques secondes.",
+        ),
+        "en": (
+            ["How long does a transfer take?", "My transfer has not arrived", "~transfer delay"],
+            "A SEPA transfer arrives in <b>1 working day</b>; an instant transfer in seconds.",
+        ),
+        "feedback": True,
+    },
+    {
+        "label": "Add a payee",
+        "tag": "Virements",
+        "fr": (
+            ["Comment ajouter un bénéficiaire ?", "~nouveau bénéficiaire"],
+            "Virements › Bénéficiaires › Ajouter ; l'ajout est confirmé par un code reçu par SMS.",
+        ),
+        "en": (
+            ["How do I add a payee?", "~new beneficiary"],
+            "Transfers › Payees › Add; you confirm with a code sent by text message.",
+        ),
+    },
+    {
+        "label": "Cancel a transfer",
+        "tag": "Virements",
+        "fr": (
+            ["Comment annuler un virement ?", "~annulation virement"],
+            "Un virement programmé s'annule dans l'application jusqu'à la veille de son exécution. "
+            "Un virement déjà parti ne peut plus être annulé.",
+        ),
+        "en": (
+            ["How do I cancel a transfer?", "~cancel payment"],
+            "A scheduled transfer can be cancelled in the app until the day before. A transfer already sent cannot.",
+        ),
+    },
+    {
+        "label": "International transfer",
+        "tag": "Virements",
+        "fr": (
+            ["Puis-je faire un virement à l'étranger ?", "~virement international"],
+            "Oui, vers plus de 100 pays ; les frais sont affichés avant validation.",
+        ),
+        "en": (
+            ["Can I send money abroad?", "~international transfer"],
+            "Yes, to over 100 countries; the fees are shown before you confirm.",
+        ),
+    },
+    {
+        "label": "Mobile app",
+        "tag": "Banque en ligne",
+        "fr": (
+            ["Où télécharger l'application ?", "Avez-vous une application mobile ?", "~appli"],
+            "L'application Banque Exemple est gratuite sur l'App Store et Google Play.",
+        ),
+        "en": (
+            ["Where can I download the app?", "Do you have a mobile app?", "~app"],
+            "The Banque Exemple app is free on the App Store and Google Play.",
+        ),
+    },
+    {
+        "label": "Forgotten password",
+        "tag": "Banque en ligne",
+        "fr": (
+            ["J'ai oublié mon mot de passe", "Je n'arrive plus à me connecter", "~mot de passe oublié"],
+            "Cliquez sur « Mot de passe oublié » sur l'écran de connexion : un lien vous est envoyé par e-mail.",
+        ),
+        "en": (
+            ["I forgot my password", "I can't log in any more", "~forgotten password"],
+            "Click “Forgot password” on the sign-in screen: a link is sent to you by e-mail.",
+        ),
+    },
+    {
+        "label": "Change address",
+        "tag": "Compte",
+        "fr": (
+            ["Comment changer d'adresse ?", "J'ai déménagé", "~changement d'adresse"],
+            "Mettez à jour votre adresse dans Profil › Coordonnées, avec un justificatif de domicile.",
+        ),
+        "en": (
+            ["How do I change my address?", "I have moved house", "~change of address"],
+            "Update your address in Profile › Contact details, with a proof of address.",
+        ),
+    },
+    {
+        "label": "Loan",
+        "tag": "Crédits",
+        "fr": (
+            ["Je voudrais faire un prêt immobilier", "Simuler un crédit", "~emprunt"],
+            'Faites une simulation sur <a href="https://example.org/credit" target="_blank">notre simulateur</a> ; '
+            "un conseiller vous rappelle sous 48 h.",
+        ),
+        "en": (
+            ["I would like a mortgage", "Simulate a loan", "~borrow money"],
+            'Try <a href="https://example.org/loans" target="_blank">our loan simulator</a>; '
+            "an advisor calls you back within 48 hours.",
+        ),
+    },
+    {
+        "label": "Savings rates",
+        "tag": "Épargne",
+        "fr": (
+            ["Quel est le taux du livret d'épargne ?", "~taux épargne"],
+            "Le livret Exemple rapporte <b>2,4 %</b> par an, sans frais.",
+        ),
+        "en": (
+            ["What is the savings account rate?", "~savings rate"],
+            "The Exemple savings account pays <b>2.4%</b> a year, with no fees.",
+        ),
+    },
+    {
+        "label": "Phishing",
+        "tag": "Sécurité",
+        "fr": (
+            ["J'ai reçu un e-mail suspect", "Est-ce une tentative de fraude ?", "~hameçonnage"],
+            "Ne cliquez sur aucun lien et ne donnez jamais vos codes. Transférez l'e-mail à securite@example.org.",
+        ),
+        "en": (
+            ["I received a suspicious e-mail", "Is this a scam?", "~phishing"],
+            "Don't click any link and never give your codes. Forward the e-mail to security@example.org.",
+        ),
+        "feedback": True,
+    },
+    {
+        "label": "Talk to an advisor",
+        "tag": "Agences",
+        "fr": (
+            ["Je veux parler à un conseiller", "Puis-je parler à un humain ?", "~conseiller"],
+            "Votre conseiller est joignable au 01 23 45 67 89 ou par la messagerie sécurisée de l'application.",
+        ),
+        "en": (
+            ["I want to talk to an advisor", "Can I speak to a human?", "~advisor"],
+            "Your advisor is reachable on +33 1 23 45 67 89 or through the app's secure messaging.",
+        ),
+    },
+    {
+        "label": "Personal data",
+        "tag": "Sécurité",
+        "fr": (
+            ["Comment accéder à mes données personnelles ?", "~rgpd"],
+            "Utilisez le menu du chat › « Mes données » pour demander une copie ou la suppression de vos données.",
+        ),
+        "en": (
+            ["How can I access my personal data?", "~gdpr"],
+            "Use the chat menu › “My data” to ask for a copy or the deletion of your data.",
+        ),
+    },
+    {
+        "label": "Cheque book",
+        "tag": "Compte",
+        "fr": (
+            ["Comment commander un chéquier ?", "~chéquier"],
+            "Commandez-le dans l'application (Comptes › Chéquier) : il arrive sous 10 jours.",
+        ),
+        "en": (
+            ["How do I order a cheque book?", "~cheque book"],
+            "Order it in the app (Accounts › Cheque book): it arrives within 10 days.",
+        ),
+    },
+    {
+        "label": "Draft: new premium card",
+        "tag": "Cartes",
+        "status": "draft",
+        "fr": (
+            ["Parlez-moi de la nouvelle carte premium"],
+            "La carte Premium arrive bientôt (réponse en cours de rédaction).",
+        ),
+        "en": (["Tell me about the new premium card"], "The Premium card is coming soon (answer being written)."),
+    },
+]
+
+# A reminder added after every answer tagged Cartes (a complementary answer).
+CARD_REMINDER = {
+    "fr": "<i>Rappel : la banque ne vous demandera jamais votre code secret.</i>",
+    "en": "<i>Reminder: the bank will never ask for your PIN.</i>",
+}

@@ -1,0 +1,116 @@
+"""Creates the demo bot (fixed UUID) with its knowledge, the demo account and its administrator."""
+
+import os
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from accounts.models import Account, Membership, Role
+from bots.models import Bot, BotLanguage, Space
+
+from ..models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
+from ..signals import bump_knowledge_version
+from . import content
+
+ADMIN_LOGIN = "admin"
+
+
+@transaction.atomic
+def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
+    """The demo bot, created with its knowledge if missing (or rebuilt with reset). Returns (bot, created)."""
+    account, _ = Account.objects.get_or_create(name="Demo")
+    bot = Bot.objects.filter(uuid=content.BOT_UUID).first()
+    if bot is not None and not reset:
+        return bot, False
+    if bot is not None:
+        bot.delete()
+    bot = Bot.objects.create(uuid=content.BOT_UUID, name=content.BOT_NAME, account=account, default_language="fr")
+    for code in ("fr", "en"):
+        BotLanguage.objects.create(bot=bot, code=code)
+    spaces = {
+        name: Space.objects.create(bot=bot, name=name, is_default=(index == 0))
+        for index, name in enumerate(content.SPACES)
+    }
+    for category, name, members in content.GROUPS:
+        MatchingGroup.objects.create(bot=bot, name=name, category=category, members=members)
+    for language, text in content.WELCOME.items():
+        GlobalSentence.objects.create(bot=bot, language=language, kind=GlobalSentence.Kind.WELCOME, text=text)
+
+    tags: dict[str, Tag] = {}
+    for position, spec in enumerate(content.ITEMS):
+        _create_item(bot, spec, spaces, tags, position)
+
+    reminder = KnowledgeItem.objects.create(
+        bot=bot,
+        kind=KnowledgeItem.Kind.COMPLEMENTARY,
+        status=KnowledgeItem.Status.PUBLISHED,
+        label="Card security reminder",
+        complement_position=KnowledgeItem.Position.AFTER,
+    )
+    reminder.complement_tags.add(tags["Cartes"])
+    for language, text in content.CARD_REMINDER.items():
+        Answer.objects.create(item=reminder, language=language, space=spaces["Defaut"], text=text)
+    bump_knowledge_version(bot.pk)
+    return bot, True
+
+
+def _create_item(bot, spec, spaces, tags, position, parent=None):
+    tag = None
+    if spec.get("tag"):
+        tag = tags.get(spec["tag"]) or Tag.objects.create(bot=bot, name=spec["tag"])
+        tags[spec["tag"]] = tag
+    item = KnowledgeItem.objects.create(
+        bot=bot,
+        kind=KnowledgeItem.Kind.QUESTION,
+        status=spec.get("status", KnowledgeItem.Status.PUBLISHED),
+        label=spec["label"],
+        tag=tag or (parent.tag if parent else None),
+        parent=parent,
+        position=position,
+    )
+    for language in ("fr", "en"):
+        formulations, answer = spec[language]
+        for index, text in enumerate(formulations):
+            Formulation.objects.create(
+                item=item, language=language, text=text.lstrip("~"), rewordable=not text.startswith("~"), position=index
+            )
+        Answer.objects.create(
+            item=item, language=language, space=spaces["Defaut"], text=answer, ask_feedback=spec.get("feedback", False)
+        )
+        for space_name, texts in spec.get("spaces", {}).items():
+            Answer.objects.create(
+                item=item,
+                language=language,
+                space=spaces[space_name],
+                text=texts[language],
+                ask_feedback=spec.get("feedback", False),
+            )
+    for child_position, child in enumerate(spec.get("children", [])):
+        _create_item(bot, child, spaces, tags, child_position, parent=item)
+    return item
+
+
+def ensure_demo_admin() -> tuple[str, str | None]:
+    """The demo account's administrator. Its password comes from DEMO_ADMIN_PASSWORD, else one is
+    generated once and kept in the data folder (never in the repository). Returns (login, password)."""
+    User = get_user_model()
+    password_file = settings.DATA_DIR / "demo-admin-password"
+    password = os.environ.get("DEMO_ADMIN_PASSWORD", "")
+    if not password and password_file.exists():
+        password = password_file.read_text().strip()
+    if not password:
+        password = secrets.token_urlsafe(12)
+        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        password_file.write_text(password)
+        password_file.chmod(0o600)
+    user = User.objects.filter(username=ADMIN_LOGIN).first()
+    if user is None:
+        user = User.objects.create_superuser(ADMIN_LOGIN, "admin@example.org", password)
+    elif not user.check_password(password):
+        user.set_password(password)
+        user.save(update_fields=["password"])
+    account = Account.objects.get(name="Demo")
+    Membership.objects.update_or_create(user=user, defaults={"account": account, "role": Role.ADMINISTRATOR})
+    return ADMIN_LOGIN, password

@@ -1,0 +1,16 @@
+"""Links in answer HTML that the chatbox turns into a new question when clicked."""
+
+import html
+
+
+def reword_link(question: str, link_type: str = "reword_auto") -> str:
+    """A link that makes the chatbox send `question` as the next talk (client-contract.md §3).
+
+    The chatbox decodes entities once before it runs the onclick, so a double quote would end the
+    attribute: it is replaced; a single quote is backslash-escaped for the JavaScript string.
+    """
+    shown = question.replace('"', "'")
+    js = shown.replace("\\", "\\\\").replace("'", "\\'")
+    # Single quotes stay literal, as in the chatbox's own test data; & < > are escaped once.
+    onclick = html.escape(f"try {{reword('{js}',{{'type':'{link_type}'}}); return false;}}catch(e){{}}", quote=False)
+    return f'<a href="#" class="reword" onclick="{onclick}">{html.escape(shown, quote=False)}</a>'

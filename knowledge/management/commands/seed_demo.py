@@ -1,0 +1,36 @@
+"""`manage.py seed_demo`: the demo bot, its knowledge and the demo administrator (idempotent)."""
+
+from django.core.management.base import BaseCommand
+
+from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import ensure_demo_admin, seed_demo_bot
+
+
+class Command(BaseCommand):
+    help = "Create the demo bot (fixed UUID) with its knowledge, and the demo administrator."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--reset", action="store_true", help="Rebuild the demo bot's knowledge from scratch.")
+        parser.add_argument("--quiet-urls", action="store_true", help="Do not print the URLs.")
+
+    def handle(self, *args, reset=False, quiet_urls=False, **options):
+        bot, created = seed_demo_bot(reset=reset)
+        login, password = ensure_demo_admin()
+        items = bot.knowledge_items.count()
+        self.stdout.write(f"Demo bot {'created' if created else 'already there'}: {bot.name} ({items} knowledge items)")
+        if quiet_urls:
+            return
+        base = "http://127.0.0.1:8000"
+        self.stdout.write(
+            "\n".join(
+                [
+                    "",
+                    f"  Demo bot UUID : {BOT_UUID}",
+                    f"  Demo chat     : {base}/demo/",
+                    f"  Back office   : {base}/admin/   (login {login}, password {password})",
+                    f"  API console   : {base}/servlet/api/doc/",
+                    f"  Server status : {base}/servlet/api/serverstatus",
+                    "",
+                ]
+            )
+        )

@@ -1,0 +1,194 @@
+"""What a bot knows: knowledge items with formulations and answers, tags, matching groups,
+global sentences and the image gallery."""
+
+import uuid
+
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class Tag(models.Model):
+    """A theme; tags form a tree. Its numeric id is the tagID of the servlet API."""
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=200)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["bot", "parent", "name"], name="unique_tag_name")]
+
+    def __str__(self):
+        return self.name
+
+    def path(self) -> str:
+        names, tag = [], self
+        while tag is not None:
+            names.append(tag.name)
+            tag = tag.parent
+        return "/".join(reversed(names))
+
+
+class MatchingGroup(models.Model):
+    """A named set of equivalent words or phrases. A formulation refers to it as {name}; a member may
+    refer to another group the same way, so groups nest."""
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="matching_groups")
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200)
+    category = models.CharField(max_length=200, blank=True)
+    members = models.JSONField(default=list, help_text="Words or phrases; {Other group} nests a group.")
+
+    class Meta:
+        ordering = ["category", "name"]
+        constraints = [models.UniqueConstraint("bot", Lower("name"), name="unique_matching_group_name")]
+
+    def __str__(self):
+        return self.name
+
+
+class KnowledgeItem(models.Model):
+    class Kind(models.TextChoices):
+        QUESTION = "question", "Answer to a question"
+        COMPLEMENTARY = "complementary", "Complementary answer"
+        PREDEFINED = "predefined", "Predefined answer"
+        EVENT = "event", "Event-triggered"
+        SLOT = "slot", "Slot"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        PUBLISHED = "published", "Published"
+        DISABLED = "disabled", "Disabled"
+
+    class Position(models.TextChoices):
+        BEFORE = "before", "Before the answer"
+        AFTER = "after", "After the answer"
+        INSTEAD = "instead", "Instead of the answer"
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="knowledge_items")
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.QUESTION)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True)
+    label = models.CharField(max_length=300, blank=True, help_text="Name shown in the back office.")
+    tag = models.ForeignKey(Tag, null=True, blank=True, on_delete=models.SET_NULL, related_name="items")
+    # Decision tree: a child is matched right after its parent's answer; with direct access, from anywhere.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children", verbose_name="parent node"
+    )
+    direct_access = models.BooleanField(default=False)
+    position = models.PositiveIntegerField(default=0)
+    # Event-triggered: rules the chatbox evaluates ({type, operator, value, param_1, children}).
+    event_rules = models.JSONField(default=list, blank=True)
+    # Slot: the variable a captured value is stored in, shown in answers as ${capture.<name>}.
+    slot_variable = models.CharField(max_length=100, blank=True)
+    # Complementary answer: where it goes and which knowledge it applies to.
+    complement_position = models.CharField(max_length=10, choices=Position.choices, blank=True)
+    complement_all = models.BooleanField(default=False, help_text="Applies to the whole knowledge base.")
+    complement_tags = models.ManyToManyField(Tag, blank=True, related_name="complements")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        indexes = [models.Index(fields=["bot", "status"])]
+
+    def __str__(self):
+        return self.label or f"Knowledge {self.pk}"
+
+    @property
+    def matchable(self) -> bool:
+        """Kinds a user's question can reach (predefined answers are for operators, events are pushed)."""
+        return self.kind in (self.Kind.QUESTION, self.Kind.SLOT)
+
+
+class Formulation(models.Model):
+    item = models.ForeignKey(KnowledgeItem, on_delete=models.CASCADE, related_name="formulations")
+    language = models.CharField(max_length=8)
+    text = models.CharField(max_length=1000)
+    rewordable = models.BooleanField(default=True, help_text="May be offered as a rewording or a suggestion.")
+    position = models.PositiveIntegerField(default=0)
+    # Computed once by the matcher's model and kept, so a restart or an edit recomputes nothing.
+    vector = models.BinaryField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["position", "id"]
+        indexes = [models.Index(fields=["item", "language"])]
+
+    def __str__(self):
+        return self.text
+
+    def save(self, *args, **kwargs):
+        if self.pk and "update_fields" not in kwargs:
+            # The text may have changed: its vector is recomputed on the next index build.
+            self.vector = None
+        super().save(*args, **kwargs)
+
+
+class Answer(models.Model):
+    """An item's answer in one language and one consultation space."""
+
+    item = models.ForeignKey(KnowledgeItem, on_delete=models.CASCADE, related_name="answers")
+    language = models.CharField(max_length=8)
+    space = models.ForeignKey("bots.Space", on_delete=models.PROTECT, related_name="answers")
+    text = models.TextField("answer (HTML)", blank=True)
+    template_name = models.CharField(max_length=100, blank=True)
+    template_data = models.TextField(blank=True, help_text="JSON given to the template.")
+    sidebar = models.JSONField(null=True, blank=True, help_text="{title, content, url, width, height}")
+    gui_action = models.CharField(max_length=500, blank=True)
+    ask_feedback = models.BooleanField(default=False)
+    livechat = models.BooleanField(default=False, help_text="Escalates the dialog to a human operator.")
+
+    class Meta:
+        ordering = ["language", "space__name"]
+        constraints = [models.UniqueConstraint(fields=["item", "language", "space"], name="unique_answer")]
+
+    def __str__(self):
+        return f"{self.item} [{self.language}/{self.space}]"
+
+
+class GlobalSentence(models.Model):
+    """Bot-wide sentences: misunderstood, empty input, welcome, feedback wording…"""
+
+    class Kind(models.TextChoices):
+        WELCOME = "welcome", "Welcome"
+        MISUNDERSTOOD = "misunderstood", "Misunderstood question"
+        TOO_MANY_MISUNDERSTOOD = "too_many_misunderstood", "Too many misunderstood questions"
+        EMPTY_INPUT = "empty_input", "Empty question"
+        TOO_LONG_INPUT = "too_long_input", "Question too long"
+        REWORD_INTRO = "reword_intro", "Introduction to rewordings"
+        FEEDBACK_CHOICE_INTRODUCTION = "feedback_choice_introduction", "Feedback: reasons introduction"
+        FEEDBACK_CHOICE0 = "feedback_choice0", "Feedback: first reason"
+        FEEDBACK_CHOICE1 = "feedback_choice1", "Feedback: second reason"
+        FEEDBACK_CHOICE2 = "feedback_choice2", "Feedback: third reason"
+        FEEDBACK_COMMENT_LABEL = "feedback_comment_label", "Feedback: comment label"
+        FEEDBACK_COMMENT_PLACEHOLDER = "feedback_comment_placeholder", "Feedback: comment placeholder"
+        FEEDBACK_COMMENT_SEND = "feedback_comment_send", "Feedback: comment button"
+        FEEDBACK_COMMENT_END = "feedback_comment_end", "Feedback: thanks after a comment"
+        LINK_CLICKED = "link_clicked", "Link clicked"
+        LINK_NEW_TAB = "link_new_tab", "Link opened in a new tab"
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="global_sentences")
+    language = models.CharField(max_length=8)
+    kind = models.CharField(max_length=40, choices=Kind.choices)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["language", "kind"]
+        constraints = [models.UniqueConstraint(fields=["bot", "language", "kind"], name="unique_global_sentence")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} [{self.language}]"
+
+
+class GalleryImage(models.Model):
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="gallery")
+    name = models.CharField(max_length=255)
+    media_type = models.CharField(max_length=100)
+    content = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["bot", "name"], name="unique_gallery_image_name")]
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,290 @@
+"""A bot's knowledge as each worker process keeps it in memory: items, spaces, languages, global
+sentences and one matcher per language, rebuilt when the bot's knowledge version changes.
+
+Every knowledge write bumps `Bot.knowledge_version` (signals.py); the version arrives with the bot
+on every request, so a worker sees an edit on its next request without a restart or an extra query.
+"""
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from bots.models import DEFAULT_SPACE_ALIASES, Bot
+
+from . import matching
+from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
+
+log = logging.getLogger(__name__)
+
+MATCHABLE = (KnowledgeItem.Kind.QUESTION, KnowledgeItem.Kind.SLOT)
+
+
+@dataclass(frozen=True)
+class ItemInfo:
+    id: int
+    kind: str
+    status: str
+    parent_id: int | None
+    direct_access: bool
+    tag_id: int | None
+    # language → ids of the spaces the item has an answer in
+    answer_spaces: dict[str, frozenset[int]]
+    has_children: bool = False
+
+
+@dataclass
+class Snapshot:
+    bot_id: int
+    version: int
+    languages: list[str]
+    default_language: str
+    spaces: dict[str, int]  # lower-cased name → space id
+    space_names: dict[int, str]
+    default_space_id: int
+    items: dict[int, ItemInfo]
+    sentences: dict[tuple[str, str], str]  # (language, kind) → text
+    # language → [(formulation id, item id, text, rewordable)] in knowledge order
+    formulations: dict[str, list[tuple[int, int, str, bool]]]
+    groups: list[matching.MatchingGroupDef]
+    children: dict[int, list[int]] = field(default_factory=dict)
+    tag_parents: dict[int, int | None] = field(default_factory=dict)
+    tag_names: dict[int, str] = field(default_factory=dict)
+    # complementary answers: (item id, position, applies to all, tag ids)
+    complements: list[tuple[int, str, bool, frozenset[int]]] = field(default_factory=list)
+    _allowed: dict[tuple, frozenset[int]] = field(default_factory=dict)
+    _memo: dict = field(default_factory=dict)
+    _matchers: dict[str, "matching.Matcher"] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def space_id(self, name: str | None) -> int | None:
+        """The space of that name, any case; Default/Defaut/empty mean the default space."""
+        name = (name or "").strip().lower()
+        if name in DEFAULT_SPACE_ALIASES:
+            return self.default_space_id
+        return self.spaces.get(name)
+
+    def reachable(self, item: ItemInfo, language: str, space_id: int, qualification: bool) -> bool:
+        """Disabled never; drafts only in qualification mode; only where an answer exists for the
+        space or for the default space."""
+        if item.status == KnowledgeItem.Status.DISABLED:
+            return False
+        if item.status != KnowledgeItem.Status.PUBLISHED and not qualification:
+            return False
+        spaces = item.answer_spaces.get(language, frozenset())
+        return space_id in spaces or self.default_space_id in spaces
+
+    def allowed_items(self, language: str, space_id: int, qualification: bool) -> frozenset[int]:
+        """Items a question may reach from anywhere: matchable, reachable, and either a root or a
+        decision-tree branch with direct access. Cached: the snapshot never changes."""
+        key = (language, space_id, qualification)
+        found = self._allowed.get(key)
+        if found is None:
+            found = frozenset(
+                item.id
+                for item in self.items.values()
+                if item.kind in MATCHABLE
+                and (item.parent_id is None or item.direct_access)
+                and self.reachable(item, language, space_id, qualification)
+            )
+            self._allowed[key] = found
+        return found
+
+    def follow_up_items(self, node_id: int, language: str, space_id: int, qualification: bool) -> frozenset[int]:
+        """The children of a decision-tree node, matched first right after its answer."""
+        return frozenset(
+            child
+            for child in self.children.get(node_id, ())
+            if self.items[child].kind in MATCHABLE
+            and self.reachable(self.items[child], language, space_id, qualification)
+        )
+
+    def tag_lineage(self, tag_id: int | None) -> set[int]:
+        found = set()
+        while tag_id is not None and tag_id not in found:
+            found.add(tag_id)
+            tag_id = self.tag_parents.get(tag_id)
+        return found
+
+    def tag_path(self, tag_id: int | None) -> str:
+        names, seen = [], set()
+        while tag_id is not None and tag_id not in seen:
+            seen.add(tag_id)
+            names.append(self.tag_names.get(tag_id, ""))
+            tag_id = self.tag_parents.get(tag_id)
+        return "/".join(reversed(names))
+
+    def complements_for(self, item_id: int, language: str, space_id: int, qualification: bool) -> list[tuple[int, str]]:
+        """Complementary answers that apply to an item: (complement id, position)."""
+        if not self.complements:
+            return []
+        lineage = self.tag_lineage(self.items[item_id].tag_id)
+        return [
+            (cid, position)
+            for cid, position, applies_to_all, tags in self.complements
+            if (applies_to_all or tags & lineage) and self.reachable(self.items[cid], language, space_id, qualification)
+        ]
+
+    def memo(self, key, factory):
+        """A value derived from this snapshot, computed once (the snapshot never changes)."""
+        if key not in self._memo:
+            self._memo[key] = factory()
+        return self._memo[key]
+
+    def matcher(self, language: str) -> "matching.Matcher":
+        found = self._matchers.get(language)
+        if found is None:
+            with self._lock:
+                found = self._matchers.get(language)
+                if found is None:
+                    found = self._build_matcher(language)
+                    self._matchers[language] = found
+        return found
+
+    def _build_matcher(self, language: str) -> "matching.Matcher":
+        started = time.perf_counter()
+        rows = [
+            (fid, item_id, text)
+            for fid, item_id, text, _ in self.formulations.get(language, [])
+            if self.items[item_id].kind in MATCHABLE
+        ]
+        config = matching.MatcherConfig(use_embeddings=settings.MATCHING_EMBEDDINGS and matching.embeddings_available())
+        vectors = _vectors(rows, language) if config.use_embeddings else {}
+        entries = [
+            matching.FormulationEntry(id=fid, item_id=item_id, text=text, vector=vectors.get(fid))
+            for fid, item_id, text in rows
+        ]
+        built = matching.Matcher.build(language=language, entries=entries, groups=self.groups, config=config)
+        log.info(
+            "Matching index of bot %s (%s, version %s): %d formulations in %.0f ms",
+            self.bot_id,
+            language,
+            self.version,
+            len(entries),
+            (time.perf_counter() - started) * 1000,
+        )
+        return built
+
+
+def _vectors(rows: list[tuple[int, int, str]], language: str) -> dict[int, bytes]:
+    """Each formulation's vector: the stored one, else computed now and stored, so that the next
+    build (another worker, a restart, an edit elsewhere) computes nothing again. A stored vector
+    names its model; the matcher ignores one made by another model."""
+    found: dict[int, bytes] = {}
+    ids = [fid for fid, _, _ in rows]
+    for start in range(0, len(ids), 5000):
+        chunk = ids[start : start + 5000]
+        for fid, vector in Formulation.objects.filter(pk__in=chunk, vector__isnull=False).values_list("id", "vector"):
+            found[fid] = bytes(vector)
+    missing = [(fid, text) for fid, _, text in rows if fid not in found]
+    if missing:
+        computed = matching.embed_formulations([text for _, text in missing], language) or []
+        if len(computed) != len(missing):
+            return found
+        updates = [Formulation(id=fid, vector=vector) for (fid, _), vector in zip(missing, computed, strict=True)]
+        Formulation.objects.bulk_update(updates, ["vector"], batch_size=1000)
+        found.update((update.id, update.vector) for update in updates)
+    return found
+
+
+_cache: dict[int, Snapshot] = {}
+_cache_lock = threading.Lock()
+
+
+def snapshot_for(bot: Bot) -> Snapshot:
+    """The bot's knowledge snapshot for its current knowledge version (built at most once per version)."""
+    found = _cache.get(bot.pk)
+    if found is not None and found.version == bot.knowledge_version:
+        return found
+    with _cache_lock:
+        found = _cache.get(bot.pk)
+        if found is None or found.version != bot.knowledge_version:
+            found = _load(bot)
+            _cache[bot.pk] = found
+    return found
+
+
+def forget(bot_id: int):
+    _cache.pop(bot_id, None)
+
+
+def _load(bot: Bot) -> Snapshot:
+    version = Bot.objects.filter(pk=bot.pk).values_list("knowledge_version", flat=True).first() or 0
+    languages = list(bot.languages.filter(available=True).values_list("code", flat=True)) or [bot.default_language]
+    default_space = bot.default_space()
+    spaces = {name.lower(): sid for sid, name in bot.spaces.values_list("id", "name")}
+    space_names = dict(bot.spaces.values_list("id", "name"))
+
+    answer_spaces: dict[int, dict[str, set[int]]] = {}
+    for item_id, language, space_id in Answer.objects.filter(item__bot=bot).values_list(
+        "item_id", "language", "space_id"
+    ):
+        answer_spaces.setdefault(item_id, {}).setdefault(language, set()).add(space_id)
+    rows = list(
+        KnowledgeItem.objects.filter(bot=bot).values_list(
+            "id", "kind", "status", "parent_id", "direct_access", "tag_id"
+        )
+    )
+    parents = {parent_id for _, _, _, parent_id, _, _ in rows if parent_id}
+    items = {
+        item_id: ItemInfo(
+            id=item_id,
+            kind=kind,
+            status=status,
+            parent_id=parent_id,
+            direct_access=direct_access,
+            tag_id=tag_id,
+            answer_spaces={lang: frozenset(ids) for lang, ids in answer_spaces.get(item_id, {}).items()},
+            has_children=item_id in parents,
+        )
+        for item_id, kind, status, parent_id, direct_access, tag_id in rows
+    }
+    formulations: dict[str, list[tuple[int, int, str, bool]]] = {}
+    for fid, item_id, language, text, rewordable in (
+        Formulation.objects.filter(item__bot=bot)
+        .values_list("id", "item_id", "language", "text", "rewordable")
+        .order_by("item__position", "item_id", "position", "id")
+    ):
+        formulations.setdefault(language, []).append((fid, item_id, text, rewordable))
+    sentences = {
+        (language, kind): text for language, kind, text in bot.global_sentences.values_list("language", "kind", "text")
+    }
+    children: dict[int, list[int]] = {}
+    for item_id, _, _, parent_id, _, _ in rows:
+        if parent_id:
+            children.setdefault(parent_id, []).append(item_id)
+    tags = list(bot.tags.values_list("id", "parent_id", "name"))
+    complement_tags: dict[int, set[int]] = {}
+    for item_id, tag_id in KnowledgeItem.complement_tags.through.objects.filter(knowledgeitem__bot=bot).values_list(
+        "knowledgeitem_id", "tag_id"
+    ):
+        complement_tags.setdefault(item_id, set()).add(tag_id)
+    complements = [
+        (item_id, position or KnowledgeItem.Position.AFTER, applies_to_all, frozenset(complement_tags.get(item_id, ())))
+        for item_id, position, applies_to_all in KnowledgeItem.objects.filter(
+            bot=bot, kind=KnowledgeItem.Kind.COMPLEMENTARY
+        ).values_list("id", "complement_position", "complement_all")
+    ]
+    groups = [
+        matching.MatchingGroupDef(name=name, members=list(members or []))
+        for name, members in MatchingGroup.objects.filter(bot=bot).values_list("name", "members")
+    ]
+    return Snapshot(
+        bot_id=bot.pk,
+        version=version,
+        languages=languages,
+        default_language=bot.default_language,
+        spaces=spaces,
+        space_names=space_names,
+        default_space_id=default_space.pk,
+        items=items,
+        sentences=sentences,
+        formulations=formulations,
+        groups=groups,
+        children=children,
+        tag_parents={tag_id: parent_id for tag_id, parent_id, _ in tags},
+        tag_names={tag_id: name for tag_id, _, name in tags},
+        complements=complements,
+    )

@@ -1,0 +1,80 @@
+"""Shared fixtures: the demo bot, a chatbox-like client that decodes the base64 envelope."""
+
+import base64
+
+import pytest
+from django.test import Client
+
+from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import seed_demo_bot
+
+
+def decode(value):
+    """What the chatbox does to `values` (client-contract.md §1.6): base64-decode every string."""
+    if isinstance(value, str):
+        return base64.b64decode(value, validate=True).decode("utf-8")
+    if isinstance(value, dict):
+        return {key: decode(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [decode(item) for item in value]
+    return value
+
+
+class Chatbox:
+    """Sends what the CV5 chatbox sends (client-contract.md §2) and reads what it reads."""
+
+    def __init__(self, client: Client, bot_uuid: str, prefix: str = "/servlet/api"):
+        self.client = client
+        self.bot = bot_uuid
+        self.prefix = prefix
+        self.context_id = ""
+        self.language = "fr"
+        self.space = "Defaut"
+        self.client_id = "a1b2c3d4e5f6a7b"
+
+    def url(self, path: str) -> str:
+        return f"{self.prefix}/{path}"
+
+    def post(self, path: str, data: dict | None = None, **extra):
+        return self.client.post(self.url(path), data or {}, **extra)
+
+    def values(self, response) -> dict:
+        assert response.status_code == 200, response.content
+        body = response.json()
+        return decode(body["values"])
+
+    def talk(self, text: str, *, extra: str | None = None, hidden: bool = False, **fields) -> dict:
+        data = {
+            "userInput": text,
+            "alreadyCame": "false",
+            "browser": "Chrome 156.0.0.0",
+            "clientId": self.client_id,
+            "language": self.language,
+            "os": "Linux undefined",
+            "qualificationMode": "false",
+            "space": self.space,
+            "userUrl": "http://shop.example/page",
+            "solutionUsed": "ASSISTANT",
+            "variables": "{}",
+            "mode": "U3luY2hyb24=",
+        }
+        if hidden:
+            data["doNotRegisterInteraction"] = "true"
+        if extra:
+            data["extraParameters"] = extra
+        data.update(fields)
+        path = f"chat/talk/{self.bot}" + (f"/{self.context_id}" if self.context_id else "")
+        values = self.values(self.post(path, data))
+        self.context_id = values["contextId"]
+        return values
+
+
+@pytest.fixture
+def demo_bot(db):
+    bot, _ = seed_demo_bot()
+    return bot
+
+
+@pytest.fixture
+def chatbox(client, demo_bot):
+    return Chatbox(client, BOT_UUID)
