@@ -136,6 +136,7 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
             misunderstood_streak=dialog.misunderstood_streak,
             current_node_id=dialog.current_node_id,
             client_id=dialog.client_id,
+            qualification_mode=dialog.qualification_mode,
         )
     return TalkResponse(
         dialog=dialog,
@@ -183,6 +184,8 @@ def _apply_request(dialog: Dialog, request: TalkRequest, snapshot: Snapshot):
         dialog.variables = {**(dialog.variables or {}), **request.variables}
     if request.client_id:
         dialog.client_id = request.client_id
+    # Once a dialog is in qualification mode (the test bot) it stays out of analytics.
+    dialog.qualification_mode = dialog.qualification_mode or request.qualification_mode
 
 
 def _language(snapshot: Snapshot, requested: str) -> str:
