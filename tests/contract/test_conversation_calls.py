@@ -149,7 +149,7 @@ def test_search_never_suggests_drafts_or_disabled_items(chatbox):
 
 def test_typing_stores_what_the_user_is_typing(chatbox):
     chatbox.talk("Bonjour")
-    content = base64.b64encode("je voudrais".encode()).decode()
+    content = base64.b64encode(b"je voudrais").decode()
     fields = {"typing": "true", "content": content, "contextId": chatbox.context_id, "solutionUsed": "ASSISTANT"}
     assert chatbox.post(f"chat/typing/{chatbox.bot}", fields).json() == {}
     dialog = Dialog.objects.get(uuid=chatbox.context_id)
