@@ -1,7 +1,14 @@
-"""Accounts (tenants) own bots; back-office users belong to an account with a role."""
+"""Accounts (tenants) own bots; back-office users belong to an account with a role; API tokens let
+scripts act as a user for 24 hours; competencies are the skills an account's operators are routed by."""
+
+import hashlib
+import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
 
 
 class Account(models.Model):
@@ -31,3 +38,94 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} ({self.role} of {self.account})"
+
+
+# Tokens carry a recognisable prefix so that secret scanners and people can tell what leaked.
+TOKEN_PREFIX = "dyt_"
+
+
+def hash_token(key: str) -> str:
+    """Tokens are 256 random bits, so one fast hash is enough: nothing to brute-force offline."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A token from the Authentication servlet: valid TOKEN_LIFETIME_HOURS, revocable, stored hashed."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    key_start = models.CharField(
+        "token starts with", max_length=16, editable=False, help_text="Enough to recognise a token, not to use it."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(db_index=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_from = models.GenericIPAddressField("requested from", null=True, blank=True, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+
+    def __str__(self):
+        return f"{self.key_start}… ({self.user})"
+
+    @classmethod
+    def issue(cls, user, *, address: str | None = None, now=None) -> tuple["ApiToken", str]:
+        """A new token for `user`; the clear key is returned once and never stored."""
+        now = now or timezone.now()
+        key = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(
+            user=user,
+            key_hash=hash_token(key),
+            key_start=key[: len(TOKEN_PREFIX) + 6],
+            created_at=now,
+            expires_at=now + timedelta(hours=settings.TOKEN_LIFETIME_HOURS),
+            created_from=address or None,
+        )
+        return token, key
+
+    @classmethod
+    def find(cls, key: str) -> "ApiToken | None":
+        return cls.objects.select_related("user__membership__account").filter(key_hash=hash_token(key)).first()
+
+    def is_expired(self, now=None) -> bool:
+        return (now or timezone.now()) >= self.expires_at
+
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def is_valid(self, now=None) -> bool:
+        return not self.is_revoked() and not self.is_expired(now)
+
+    def revoke(self, now=None):
+        if self.revoked_at is None:
+            self.revoked_at = now or timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+    def mark_used(self, now=None):
+        """Remember the last use, at most once a minute, so that using a token is not a write per call."""
+        now = now or timezone.now()
+        if self.last_used_at is None or now - self.last_used_at > timedelta(minutes=1):
+            ApiToken.objects.filter(pk=self.pk).update(last_used_at=now)
+            self.last_used_at = now
+
+
+class Competency(models.Model):
+    """A skill of an account's live-chat operators (e.g. "Cards", "Loans"); the talk call's
+    `competency` field routes a visitor to operators who have it."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="competencies")
+    name = models.CharField(max_length=100)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "competencies"
+        constraints = [models.UniqueConstraint("account", Lower("name"), name="unique_account_competency")]
+
+    def __str__(self):
+        return self.name
