@@ -1,0 +1,58 @@
+"""Back office: bots with their languages and consultation spaces."""
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from .admin_scoping import BotScopedAdmin
+from .models import Bot, BotLanguage, Space
+
+
+class BotLanguageInline(admin.TabularInline):
+    model = BotLanguage
+    extra = 0
+
+
+class SpaceInline(admin.TabularInline):
+    model = Space
+    extra = 0
+
+
+@admin.register(Bot)
+class BotAdmin(BotScopedAdmin):
+    bot_path = "pk"
+    list_display = ["name", "uuid", "account", "default_language", "items", "try_it"]
+    list_filter = ["account", "default_language"]
+    search_fields = ["name", "uuid"]
+    readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access"]
+    fieldsets = [
+        (None, {"fields": ["name", "uuid", "account", "api_access"]}),
+        ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood"]}),
+        ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
+    ]
+    inlines = [BotLanguageInline, SpaceInline]
+
+    def get_queryset(self, request):
+        queryset = admin.ModelAdmin.get_queryset(self, request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(account__members__user=request.user)
+
+    @admin.display(description="Knowledge items")
+    def items(self, bot):
+        return bot.knowledge_items.count()
+
+    @admin.display(description="Try it")
+    def try_it(self, bot):
+        return format_html('<a href="{}?bot={}" target="_blank">Demo chat</a>', reverse("demo-chat"), bot.uuid)
+
+    @admin.display(description="API access")
+    def api_access(self, bot):
+        if not bot.pk:
+            return "-"
+        return format_html(
+            'botUUID <code>{}</code> · <a href="{}" target="_blank">API console</a> · '
+            '<a href="/servlet/authentication.html" target="_blank">Get a token</a>',
+            bot.uuid,
+            reverse("api-console"),
+        )

@@ -1,0 +1,159 @@
+"""Back office for the knowledge base: items with their formulations and answers, tags, matching
+groups, global sentences and the gallery."""
+
+import base64
+
+from django.contrib import admin, messages
+from django.db.models import Count
+from django.utils.html import format_html
+
+from bots.admin_scoping import BotScopedAdmin
+from bots.models import Space
+
+from .models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
+
+
+class FormulationInline(admin.TabularInline):
+    model = Formulation
+    extra = 1
+    fields = ["language", "text", "rewordable", "position"]
+
+
+class AnswerInline(admin.StackedInline):
+    model = Answer
+    extra = 0
+    fields = [
+        ("language", "space"),
+        "text",
+        ("ask_feedback", "livechat"),
+        ("template_name", "gui_action"),
+        "template_data",
+        "sidebar",
+    ]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        bot_id = getattr(request, "_knowledge_bot_id", None)
+        if db_field.name == "space" and bot_id:
+            kwargs["queryset"] = Space.objects.filter(bot_id=bot_id)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+@admin.register(KnowledgeItem)
+class KnowledgeItemAdmin(BotScopedAdmin):
+    list_display = ["__str__", "question", "kind", "status_badge", "tag", "parent", "bot"]
+    list_filter = ["bot", "kind", "status", "tag"]
+    search_fields = ["label", "formulations__text"]
+    list_select_related = ["tag", "parent", "bot"]
+    actions = ["publish", "disable", "back_to_draft"]
+    inlines = [FormulationInline, AnswerInline]
+    fieldsets = [
+        (None, {"fields": ["bot", "label", ("kind", "status"), "tag"]}),
+        ("Decision tree", {"fields": [("parent", "direct_access"), "position"]}),
+        ("Event-triggered", {"classes": ["collapse"], "fields": ["event_rules"]}),
+        ("Slot", {"classes": ["collapse"], "fields": ["slot_variable"]}),
+        (
+            "Complementary answer",
+            {"classes": ["collapse"], "fields": ["complement_position", "complement_all", "complement_tags"]},
+        ),
+    ]
+
+    def get_form(self, request, obj=None, **kwargs):
+        # The inlines limit their choices (spaces) to this item's bot.
+        request._knowledge_bot_id = obj.bot_id if obj else None
+        return super().get_form(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        bot_id = getattr(request, "_knowledge_bot_id", None)
+        if bot_id and db_field.name == "tag":
+            kwargs["queryset"] = Tag.objects.filter(bot_id=bot_id)
+        if bot_id and db_field.name == "parent":
+            kwargs["queryset"] = KnowledgeItem.objects.filter(bot_id=bot_id)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        bot_id = getattr(request, "_knowledge_bot_id", None)
+        if bot_id and db_field.name == "complement_tags":
+            kwargs["queryset"] = Tag.objects.filter(bot_id=bot_id)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.display(description="Question")
+    def question(self, item):
+        first = item.formulations.first()
+        return first.text if first else "—"
+
+    @admin.display(description="Status", ordering="status")
+    def status_badge(self, item):
+        colours = {"published": "#1a7f37", "draft": "#9a6700", "disabled": "#6e7781"}
+        return format_html('<b style="color:{}">{}</b>', colours.get(item.status, "#000"), item.get_status_display())
+
+    def _set_status(self, request, queryset, status):
+        count = 0
+        for item in queryset:  # one save each, so every worker sees the change
+            item.status = status
+            item.save(update_fields=["status", "updated_at"])
+            count += 1
+        self.message_user(request, f"{count} item(s) now {status}.", messages.SUCCESS)
+
+    @admin.action(description="Publish the selected items")
+    def publish(self, request, queryset):
+        self._set_status(request, queryset, KnowledgeItem.Status.PUBLISHED)
+
+    @admin.action(description="Disable the selected items")
+    def disable(self, request, queryset):
+        self._set_status(request, queryset, KnowledgeItem.Status.DISABLED)
+
+    @admin.action(description="Put the selected items back to draft")
+    def back_to_draft(self, request, queryset):
+        self._set_status(request, queryset, KnowledgeItem.Status.DRAFT)
+
+
+@admin.register(Tag)
+class TagAdmin(BotScopedAdmin):
+    list_display = ["name", "parent", "bot", "item_count", "id"]
+    list_filter = ["bot"]
+    search_fields = ["name"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(item_count=Count("items"))
+
+    @admin.display(description="Items", ordering="item_count")
+    def item_count(self, tag):
+        return tag.item_count
+
+
+@admin.register(MatchingGroup)
+class MatchingGroupAdmin(BotScopedAdmin):
+    list_display = ["name", "category", "member_list", "bot", "uuid"]
+    list_filter = ["bot", "category"]
+    search_fields = ["name", "members"]
+    readonly_fields = ["uuid"]
+
+    @admin.display(description="Members")
+    def member_list(self, group):
+        return ", ".join(group.members[:8]) + (" …" if len(group.members) > 8 else "")
+
+
+@admin.register(GlobalSentence)
+class GlobalSentenceAdmin(BotScopedAdmin):
+    list_display = ["kind", "language", "text", "bot"]
+    list_filter = ["bot", "language", "kind"]
+
+
+@admin.register(GalleryImage)
+class GalleryImageAdmin(BotScopedAdmin):
+    list_display = ["name", "media_type", "size", "bot", "created_at"]
+    list_filter = ["bot", "media_type"]
+    search_fields = ["name"]
+    readonly_fields = ["preview", "created_at"]
+    exclude = ["content"]
+
+    @admin.display(description="Size (bytes)")
+    def size(self, image):
+        return len(image.content or b"")
+
+    @admin.display(description="Preview")
+    def preview(self, image):
+        if not image.content or not image.media_type.startswith("image/"):
+            return "—"
+        data = base64.b64encode(bytes(image.content)).decode()
+        return format_html('<img src="data:{};base64,{}" style="max-width:320px">', image.media_type, data)
