@@ -21,7 +21,7 @@ install: $(STAMP)
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
 	$(BIN)/daphne --bind $(HOST) --port $(PORT) config.asgi:application
 
 # The browser tests drive Debian's chromium (never a downloaded browser).

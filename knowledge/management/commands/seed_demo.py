@@ -12,15 +12,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--reset", action="store_true", help="Rebuild the demo bot's knowledge from scratch.")
         parser.add_argument("--quiet-urls", action="store_true", help="Do not print the URLs.")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="Where the server will listen.")
 
-    def handle(self, *args, reset=False, quiet_urls=False, **options):
+    def handle(self, *args, reset=False, quiet_urls=False, base_url="http://127.0.0.1:8000", **options):
         bot, created = seed_demo_bot(reset=reset)
         login, password = ensure_demo_admin()
         items = bot.knowledge_items.count()
         self.stdout.write(f"Demo bot {'created' if created else 'already there'}: {bot.name} ({items} knowledge items)")
         if quiet_urls:
             return
-        base = "http://127.0.0.1:8000"
+        base = base_url.rstrip("/")
         self.stdout.write(
             "\n".join(
                 [
