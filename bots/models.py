@@ -1,5 +1,6 @@
 """Bot, its languages and its consultation spaces."""
 
+import secrets
 import uuid
 
 from django.db import models
@@ -18,6 +19,11 @@ LANGUAGE_NAMES = {
     "es": "Spanish",
     "it": "Italian",
 }
+
+
+def new_knowledge_version() -> int:
+    """A random start, so a bot recreated under a reused primary key never matches a cached snapshot."""
+    return secrets.randbits(40)
 
 
 def language_code(value: str | None) -> str:
@@ -48,7 +54,7 @@ class Bot(models.Model):
         help_text="Misunderstood inputs in a row before the 'too many misunderstood' sentence (0 = never).",
     )
     # Bumped by every knowledge write so every worker process rebuilds its matching index.
-    knowledge_version = models.PositiveBigIntegerField(default=1, editable=False)
+    knowledge_version = models.PositiveBigIntegerField(default=new_knowledge_version, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -22,7 +22,7 @@ from .requests import TalkRequest
 K = GlobalSentence.Kind
 PUSH_CONDITION = re.compile(r"^_pushcondition_:(\d+)$")
 # Language detection switches the dialog's language only when it is this sure (short inputs are not).
-DETECTION_MIN_CONFIDENCE = 0.75
+DETECTION_MIN_CONFIDENCE = 0.5
 
 
 class TypeResponse:

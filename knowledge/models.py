@@ -128,7 +128,8 @@ class Answer(models.Model):
 
     item = models.ForeignKey(KnowledgeItem, on_delete=models.CASCADE, related_name="answers")
     language = models.CharField(max_length=8)
-    space = models.ForeignKey("bots.Space", on_delete=models.PROTECT, related_name="answers")
+    # A space used by answers cannot be deleted, but deleting the whole bot deletes both.
+    space = models.ForeignKey("bots.Space", on_delete=models.RESTRICT, related_name="answers")
     text = models.TextField("answer (HTML)", blank=True)
     template_name = models.CharField(max_length=100, blank=True)
     template_data = models.TextField(blank=True, help_text="JSON given to the template.")

@@ -15,6 +15,9 @@ GROUPS = [
     ("Produits", "carte", ["carte", "carte bancaire", "carte bleue", "cb", "{carte de paiement}"]),
     ("Produits", "carte de paiement", ["carte de crédit", "carte de débit", "carte visa", "mastercard"]),
     ("Products", "card", ["card", "bank card", "debit card", "credit card", "visa card"]),
+    ("Banque", "distributeur", ["distributeur", "distributeur automatique", "dab", "guichet automatique"]),
+    ("Banque", "cash machine", ["cash machine", "atm", "cashpoint", "cash dispenser"]),
+    ("Communication", "mail", ["mail", "e-mail", "courriel", "message", "sms", "email", "text message"]),
     ("Social", "Non", ["non", "non merci", "pas du tout", "no", "no thanks"]),
     ("Social", "Oui", ["oui", "oui merci", "tout à fait", "yes", "yes please"]),
 ]
@@ -234,12 +237,12 @@ ITEMS = [
         "label": "Card swallowed",
         "tag": "Cartes",
         "fr": (
-            ["Le distributeur a avalé ma carte", "~carte avalée"],
+            ["Le distributeur a avalé ma carte", "~Le {distributeur} a gardé ma {carte}", "~carte avalée"],
             "Si le distributeur est dans une de nos agences, elle vous sera rendue sur présentation d'une pièce "
             "d'identité. Sinon, faites opposition et commandez une nouvelle carte.",
         ),
         "en": (
-            ["The cash machine swallowed my card", "~card swallowed"],
+            ["The cash machine swallowed my card", "~The {cash machine} kept my {card}", "~card swallowed"],
             "If the machine belongs to one of our branches, the card is returned to you with an ID. "
             "Otherwise block it and order a new one.",
         ),
@@ -433,11 +436,16 @@ ITEMS = [
         "label": "Phishing",
         "tag": "Sécurité",
         "fr": (
-            ["J'ai reçu un e-mail suspect", "Est-ce une tentative de fraude ?", "~hameçonnage"],
+            [
+                "J'ai reçu un e-mail suspect",
+                "Est-ce une tentative de fraude ?",
+                "~On me demande mes codes par {mail}",
+                "~hameçonnage",
+            ],
             "Ne cliquez sur aucun lien et ne donnez jamais vos codes. Transférez l'e-mail à securite@example.org.",
         ),
         "en": (
-            ["I received a suspicious e-mail", "Is this a scam?", "~phishing"],
+            ["I received a suspicious e-mail", "Is this a scam?", "~Someone asks for my codes by {mail}", "~phishing"],
             "Don't click any link and never give your codes. Forward the e-mail to security@example.org.",
         ),
         "feedback": True,

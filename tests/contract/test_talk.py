@@ -168,3 +168,18 @@ def test_cors_lets_the_chatbox_call_from_another_site(client, demo_bot):
         f"/servlet/api/chat/talk/{demo_bot.uuid}", {"userInput": "Bonjour"}, HTTP_ORIGIN="https://shop.example"
     )
     assert response["Access-Control-Allow-Origin"] in ("*", "https://shop.example")
+
+
+def test_a_question_clearly_in_another_bot_language_is_answered_in_it(chatbox):
+    values = chatbox.talk("What are your opening hours?")  # the chatbox says language=fr
+    assert values["language"] == "en"
+    assert "Tuesday to Saturday" in values["text"]
+
+
+def test_a_short_input_keeps_the_requested_language(chatbox):
+    assert chatbox.talk("hello")["language"] == "fr"
+
+
+def test_language_detection_can_be_switched_off_by_the_request(chatbox):
+    values = chatbox.talk("What are your opening hours?", disableLanguageDetection="true")
+    assert values["language"] == "fr"
