@@ -109,13 +109,12 @@ def record_failure(address: str, login: str, at: float | None = None) -> None:
             cache.set(_key(limit, "locked", ident), at + LOCK_SECONDS, LOCK_SECONDS)
             cache.delete(failures_key)
             log.warning(
-                "Login locked for %s s after %s failures: %s=%r (address %s, login %r)",
+                "Login locked for %s s after %s failures for %s %r (from address %s)",
                 LOCK_SECONDS,
                 failures,
                 limit.kind,
                 ident,
                 address,
-                login,
             )
         else:
             log.info(

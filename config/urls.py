@@ -5,13 +5,19 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.pages import authentication_page
+
 servlet_api = [
     path("", include("bots.api.urls")),
     path("", include("dialogs.api.urls")),
+    path("", include("accounts.api.urls")),
+    path("", include("preferences.api.urls")),
 ]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("servlet/authentication.html", authentication_page, name="authentication-page"),
+    path("authentication.html", authentication_page),
     path("servlet/api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("servlet/api/doc/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-console"),
     re_path(r"^servlet/api/", include(servlet_api)),

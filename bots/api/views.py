@@ -1,45 +1,57 @@
-"""Servlet groups of the bots app: Server status and the bot languages the chatbox asks for."""
+"""Servlet groups of the bots app: Server status, Who am I, and the bot languages the chatbox asks for."""
 
-import socket
-import time
+import json
 
-from django.utils import timezone
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
+from accounts.permissions import authenticate_if_present, authorize
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import MissingField
 from bots.servlet.views import ServletView, get_bot
-from bots.version import version_string
+from bots.status import report
+
+from . import whoami
 
 
 @extend_schema(
     tags=["Server status"],
-    summary="Server status (anonymous: status, date and version only)",
+    summary="Server status: anonymous callers get status, date and version; details need a token",
     parameters=[
-        OpenApiParameter("details", bool, description="Include volumes and applications (needs a token)."),
+        OpenApiParameter("details", bool, description="Add volumes and applications (needs status.details)."),
         OpenApiParameter("pretty", bool, description="Indent the JSON."),
     ],
 )
 class ServerStatusView(ServletView):
     def get(self, request):
-        started = time.perf_counter()
         params = self.params(request)
         pretty = params.boolean("pretty")
-        params.boolean("details")
-        body = {
-            "withDetails": False,
-            "status": "Ok",
-            "hostName": socket.gethostname(),
-            "date": timezone.localtime().strftime("%Y-%m-%d %H:%M:%S"),
-            "version": version_string(),
-            "durationMs": int((time.perf_counter() - started) * 1000),
-        }
-        response = plain_json(body)
+        details = params.boolean("details")
+        has_credentials = bool((request.META.get("HTTP_AUTHORIZATION") or "").strip())
+        if details and has_credentials:
+            authorize(request, None, "status.details")
+            body = report.full(details=True)
+        elif has_credentials and authenticate_if_present(request) is not None:
+            # Without details, bad credentials are not an error: the chatbox may send an OIDC token.
+            body = report.full(details=False)
+        else:
+            body = report.summary()
         if pretty:
-            import json
+            text = json.dumps(body, indent=2, ensure_ascii=False)
+            return HttpResponse(text + "\n", content_type="application/json")
+        return plain_json(body)
 
-            response.content = json.dumps(body, indent=2, ensure_ascii=False).encode()
-        return response
+    def post(self, request):
+        return self.get(request)
+
+
+@extend_schema(
+    tags=["Who am I"],
+    summary="What the servlet received: headers (a list of {name, value}), remote address, authenticated user",
+)
+class WhoAmIView(ServletView):
+    def get(self, request):
+        return plain_json(whoami.describe(request))
 
     def post(self, request):
         return self.get(request)

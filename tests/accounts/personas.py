@@ -10,11 +10,13 @@ Charlie (administrator of another account B, so an outsider to the demo bot), ea
 """
 
 import base64
+import functools
 import uuid
 from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 
 from accounts.models import Account, ApiToken, Membership, Role
 
@@ -29,10 +31,18 @@ def make_persona(account, role: str = Role.ADMINISTRATOR, *, login: str | None =
     if isinstance(account, str):
         account, _ = Account.objects.get_or_create(name=account)
     login = login or f"{role}-{uuid.uuid4().hex[:10]}"
-    user = get_user_model().objects.create_user(login, f"{login}@example.org", password)
+    user = get_user_model().objects.create_user(login, f"{login}@example.org")
+    user.password = _password_hash(password)
+    user.save(update_fields=["password"])
     Membership.objects.create(user=user, account=account, role=role)
     _, token = ApiToken.issue(user)
     return user, token
+
+
+@functools.cache
+def _password_hash(password: str) -> str:
+    """Hashing is slow by design; personas share one hash per password so tests stay fast."""
+    return make_password(password)
 
 
 def basic(login: str, password: str = PASSWORD) -> str:

@@ -1,0 +1,47 @@
+"""The page /servlet/authentication.html: a person enters login and password and gets a token valid
+24 hours, with its expiry and the equivalent HTTP Basic value (servlet-api.md §5)."""
+
+import base64
+
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+
+from bots.servlet.errors import ServletError
+
+from .lockout import client_address
+from .models import ApiToken
+from .permissions import login_with_password
+from .services import user_summary
+
+
+@never_cache
+@csrf_protect
+def authentication_page(request):
+    context = {"console_url": reverse("api-console"), "login": ""}
+    status = 200
+    if request.method == "POST":
+        login = request.POST.get("login", "").strip()
+        password = request.POST.get("password", "")
+        context["login"] = login
+        if not login or not password:
+            context["error"], status = "Enter your back-office login and password.", 400
+        else:
+            try:
+                user = login_with_password(request, login, password)
+            except ServletError as error:
+                context["error"], status = error.message, error.status
+                context["retry_after"] = getattr(error, "retry_after", None)
+            else:
+                token, key = ApiToken.issue(user, address=client_address(request) or None)
+                basic = base64.b64encode(f"{login}:{password}".encode()).decode("ascii")
+                context.update(
+                    token=key,
+                    expires_at=token.expires_at,
+                    lifetime_hours=int((token.expires_at - token.created_at).total_seconds() // 3600),
+                    basic=f"Basic {basic}",
+                    user=user_summary(user),
+                    api_root=request.build_absolute_uri("/servlet/api"),
+                )
+    return render(request, "servlet/authentication.html", context, status=status)

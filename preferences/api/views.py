@@ -1,0 +1,140 @@
+"""Servlet groups Bot preferences and Account preferences (servlet-api.md §2, §4; product-behaviour.md §5.7).
+
+PUT /preferences/bot/{botUUID}/{name}/{value} answers the stored pair; a value that cannot travel in a
+path segment (a slash…) goes in the body field `value` of PUT /preferences/bot/{botUUID}/{name}.
+"""
+
+from drf_spectacular.utils import extend_schema
+
+from accounts.api.views import acting_account
+from accounts.permissions import authenticate_request, check_allowed
+from bots.servlet.envelope import plain_json
+from bots.servlet.views import ServletView, get_bot
+
+from .. import services
+from ..registry import KNOWN_KEYS
+
+BOT = ["Bot preferences"]
+ACCOUNT = ["Account preferences"]
+
+
+def bot_owner(request, bot_uuid: str, action: str) -> tuple[services.Owner, object]:
+    user = authenticate_request(request)
+    bot = get_bot(bot_uuid)
+    check_allowed(user, action, bot=bot)
+    return services.Owner(bot=bot), user
+
+
+def account_owner(request, action: str) -> tuple[services.Owner, object]:
+    user = authenticate_request(request)
+    return services.Owner(account=acting_account(request, user, action)), user
+
+
+def owner_fields(owner: services.Owner) -> dict:
+    return {"botUUID": str(owner.bot.uuid)} if owner.bot is not None else {"account": owner.account.name}
+
+
+class PreferencesView(ServletView):
+    """All preferences of the owner (GET)."""
+
+    def answer_all(self, owner):
+        preferences = [services.preference_summary(p) for p in owner.preferences()]
+        return plain_json({**owner_fields(owner), "preferences": preferences})
+
+
+class PreferenceView(ServletView):
+    """One preference: read (GET), set (PUT/POST, value in the path or the body), delete (DELETE)."""
+
+    def answer_one(self, owner, preference):
+        return plain_json({**owner_fields(owner), **services.preference_summary(preference)})
+
+    def set_value(self, request, owner, user, name, value):
+        if value is None:
+            value = self.params(request).raw("value")
+        preference, _ = services.set_preference(owner, name, value, user=user)
+        return self.answer_one(owner, preference)
+
+    def deleted(self, owner, name, old):
+        return plain_json({**owner_fields(owner), "name": name, "value": old, "deleted": True})
+
+
+@extend_schema(tags=["Preferences"], summary="The known preference keys: type, scope, default, effect")
+class PreferenceKeysView(ServletView):
+    def get(self, request):
+        return plain_json([key.describe() for key in KNOWN_KEYS.values()])
+
+
+@extend_schema(tags=BOT, summary="All preferences of a bot")
+class BotPreferencesView(PreferencesView):
+    def get(self, request, bot_uuid):
+        owner, _ = bot_owner(request, bot_uuid, "preferences.read")
+        return self.answer_all(owner)
+
+
+@extend_schema(tags=BOT, summary="Read, set (value in the body) or delete one bot preference")
+class BotPreferenceView(PreferenceView):
+    def get(self, request, bot_uuid, name):
+        owner, _ = bot_owner(request, bot_uuid, "preferences.read")
+        return self.answer_one(owner, services.get_preference(owner, name))
+
+    def put(self, request, bot_uuid, name, value=None):
+        owner, user = bot_owner(request, bot_uuid, "preferences.edit")
+        return self.set_value(request, owner, user, name, value)
+
+    post = put
+
+    def delete(self, request, bot_uuid, name):
+        owner, user = bot_owner(request, bot_uuid, "preferences.edit")
+        return self.deleted(owner, name, services.delete_preference(owner, name, user=user))
+
+
+@extend_schema(tags=BOT, summary="Set a bot preference: PUT /preferences/bot/{botUUID}/{name}/{value}")
+class BotPreferenceValueView(BotPreferenceView):
+    http_method_names = ["put", "post", "options"]
+
+
+@extend_schema(tags=BOT, summary="History of a bot's preference changes (who, when, from what to what)")
+class BotPreferenceHistoryView(ServletView):
+    def get(self, request, bot_uuid):
+        owner, _ = bot_owner(request, bot_uuid, "preferences.read")
+        name = self.params(request).text("name") or None
+        changes = [services.change_summary(c) for c in services.history(owner, name)[:500]]
+        return plain_json({**owner_fields(owner), "changes": changes})
+
+
+@extend_schema(tags=ACCOUNT, summary="All preferences of the user's account")
+class AccountPreferencesView(PreferencesView):
+    def get(self, request):
+        owner, _ = account_owner(request, "preferences.read")
+        return self.answer_all(owner)
+
+
+@extend_schema(tags=ACCOUNT, summary="Read, set (value in the body) or delete one account preference")
+class AccountPreferenceView(PreferenceView):
+    def get(self, request, name):
+        owner, _ = account_owner(request, "preferences.read")
+        return self.answer_one(owner, services.get_preference(owner, name))
+
+    def put(self, request, name, value=None):
+        owner, user = account_owner(request, "preferences.edit")
+        return self.set_value(request, owner, user, name, value)
+
+    post = put
+
+    def delete(self, request, name):
+        owner, user = account_owner(request, "preferences.edit")
+        return self.deleted(owner, name, services.delete_preference(owner, name, user=user))
+
+
+@extend_schema(tags=ACCOUNT, summary="Set an account preference: PUT /preferences/account/{name}/{value}")
+class AccountPreferenceValueView(AccountPreferenceView):
+    http_method_names = ["put", "post", "options"]
+
+
+@extend_schema(tags=ACCOUNT, summary="History of the account's preference changes")
+class AccountPreferenceHistoryView(ServletView):
+    def get(self, request):
+        owner, _ = account_owner(request, "preferences.read")
+        name = self.params(request).text("name") or None
+        changes = [services.change_summary(c) for c in services.history(owner, name)[:500]]
+        return plain_json({**owner_fields(owner), "changes": changes})

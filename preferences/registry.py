@@ -1,0 +1,108 @@
+"""The known preference keys: their type, where they apply, how a value is checked, and their effect.
+
+A value for a known key is checked and normalised (booleans are stored as "true"/"false"); a value for
+an unknown key is stored as the string given. Other apps read typed values through preferences.services.
+"""
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bots.servlet.errors import InvalidField
+
+TRUE = {"true", "1", "yes", "on"}
+FALSE = {"false", "0", "no", "off"}
+
+
+@dataclass(frozen=True)
+class PreferenceKey:
+    name: str
+    kind: str  # boolean, string, matching-group
+    description: str
+    scopes: tuple[str, ...] = ("bot",)
+    default: str | None = None
+    check: Callable[[str, object], str] | None = None
+
+    def clean(self, value: str, owner) -> str:
+        return self.check(value, owner) if self.check else value
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "type": self.kind,
+            "description": self.description,
+            "scopes": list(self.scopes),
+            "default": self.default,
+        }
+
+
+def boolean(value: str, owner=None) -> str:
+    lowered = value.strip().lower()
+    if lowered in TRUE:
+        return "true"
+    if lowered in FALSE:
+        return "false"
+    raise InvalidField("value", f"'{value[:40]}' is not a boolean (true or false)")
+
+
+def service_name(value: str, owner=None) -> str:
+    cleaned = " ".join(value.split())
+    if not cleaned:
+        raise InvalidField("value", "the service name cannot be empty")
+    if len(cleaned) > 200:
+        raise InvalidField("value", "the service name is at most 200 characters")
+    return cleaned
+
+
+def matching_group_of_bot(value: str, bot) -> str:
+    from knowledge.models import MatchingGroup
+
+    try:
+        group_uuid = uuid.UUID(value.strip())
+    except ValueError:
+        raise InvalidField("value", f"'{value[:40]}' is not a UUID") from None
+    if not MatchingGroup.objects.filter(bot=bot, uuid=group_uuid).exists():
+        raise InvalidField("value", f"no matching group of this bot has the UUID {group_uuid}")
+    return str(group_uuid)
+
+
+KNOWN_KEYS: dict[str, PreferenceKey] = {
+    key.name: key
+    for key in [
+        PreferenceKey(
+            "chatbox.auth.saml.menu.enabled",
+            "boolean",
+            "Enables the SAML service of the chatbox.",
+            default="false",
+            check=boolean,
+        ),
+        PreferenceKey(
+            "livechat.createmonitoreddialogs",
+            "boolean",
+            "Enables monitored conversations in live chat.",
+            default="false",
+            check=boolean,
+        ),
+        PreferenceKey(
+            "bot.servicename",
+            "string",
+            "Service name written in the data-protection (GDPR) e-mail.",
+            check=service_name,
+        ),
+        PreferenceKey(
+            "bot.no.group.uuid",
+            "matching-group",
+            "UUID of the bot's matching group that means 'No' (named Non in the social category): lets the bot "
+            "understand that the user does not want to leave a Slot knowledge item.",
+            check=matching_group_of_bot,
+        ),
+    ]
+}
+
+
+def known_key(name: str) -> PreferenceKey | None:
+    return KNOWN_KEYS.get(name)
+
+
+def keys_for(scope: str) -> list[PreferenceKey]:
+    return [key for key in KNOWN_KEYS.values() if scope in key.scopes]
