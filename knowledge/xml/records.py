@@ -1,0 +1,102 @@
+"""The knowledge base as the exchange format sees it: plain records, free of the database, that the
+writer turns into XML and the reader makes from XML."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Header:
+    """The root element: what kind of document, and the bot it came from (informative)."""
+
+    root: str = "knowledgeBase"
+    format_version: str = "1"
+    bot_uuid: str = ""
+    bot_name: str = ""
+
+
+@dataclass(slots=True)
+class Language:
+    code: str
+    available: bool = True
+
+
+@dataclass(slots=True)
+class Space:
+    name: str
+    default: bool = False
+
+
+@dataclass(slots=True)
+class Tag:
+    id: int
+    name: str
+    parent: int | None = None
+    depth: int = 0  # the writer nests a tag under the previous one of smaller depth
+
+
+@dataclass(slots=True)
+class MatchingGroup:
+    uuid: str
+    name: str
+    category: str = ""
+    members: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Complement:
+    position: str
+    whole_knowledge_base: bool = False
+    tags: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Answer:
+    language: str
+    space: str
+    text: str = ""
+    template_name: str = ""
+    template_data: str = ""
+    sidebar: dict | None = None
+    gui_action: str = ""
+    ask_feedback: bool = False
+    livechat: bool = False
+
+
+@dataclass(slots=True)
+class KnowledgeItem:
+    id: int
+    kind: str = "question"
+    status: str = "draft"
+    label: str = ""
+    tag: int | None = None
+    parent: int | None = None
+    direct_access: bool = False
+    slot_variable: str = ""
+    event_rules: list | None = None
+    complement: Complement | None = None
+    # (language, text, rewordable), in the order of each language's formulations
+    formulations: list[tuple[str, str, bool]] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
+    depth: int = 0
+    position: int = 0  # index among its siblings (the reader sets it; the writer uses the order it gets)
+
+
+@dataclass(slots=True)
+class GlobalSentence:
+    language: str
+    kind: str
+    text: str
+
+
+@dataclass(slots=True)
+class Image:
+    name: str
+    media_type: str
+    content: bytes
+
+
+@dataclass(slots=True)
+class Preference:
+    name: str
+    value: str
+    line: int = 0  # where the reader found it, for an error found only when it is stored
