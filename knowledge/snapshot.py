@@ -179,14 +179,31 @@ def _vectors(rows: list[tuple[int, int, str]], language: str) -> dict[int, bytes
         for fid, vector in Formulation.objects.filter(pk__in=chunk, vector__isnull=False).values_list("id", "vector"):
             found[fid] = bytes(vector)
     missing = [(fid, text) for fid, _, text in rows if fid not in found]
-    if missing:
-        computed = matching.embed_formulations([text for _, text in missing], language) or []
-        if len(computed) != len(missing):
+    if not missing:
+        return found
+    # A re-imported knowledge base brings the same texts under new ids: their vectors are reused.
+    unknown = sorted({text for _, text in missing if text not in _recent_vectors})
+    if unknown:
+        computed = matching.embed_formulations(unknown, language) or []
+        if len(computed) != len(unknown):
             return found
-        updates = [Formulation(id=fid, vector=vector) for (fid, _), vector in zip(missing, computed, strict=True)]
-        Formulation.objects.bulk_update(updates, ["vector"], batch_size=1000)
-        found.update((update.id, update.vector) for update in updates)
+        _remember(zip(unknown, computed, strict=True))
+    updates = [Formulation(id=fid, vector=_recent_vectors[text]) for fid, text in missing]
+    Formulation.objects.bulk_update(updates, ["vector"], batch_size=1000)
+    found.update((update.id, update.vector) for update in updates)
     return found
+
+
+# Vectors computed recently by this process, by formulation text (bounded).
+_recent_vectors: dict[str, bytes] = {}
+RECENT_VECTORS_MAX = 200_000
+
+
+def _remember(pairs):
+    for text, vector in pairs:
+        if len(_recent_vectors) >= RECENT_VECTORS_MAX:
+            _recent_vectors.pop(next(iter(_recent_vectors)))
+        _recent_vectors[text] = vector
 
 
 _cache: dict[int, Snapshot] = {}

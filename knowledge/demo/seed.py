@@ -70,23 +70,30 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
         parent=parent,
         position=position,
     )
+    # Bulk writes send no signal: the knowledge version is bumped once, at the end of the seed.
+    formulations, answers = [], []
     for language in ("fr", "en"):
-        formulations, answer = spec[language]
-        for index, text in enumerate(formulations):
-            Formulation.objects.create(
+        texts, answer = spec[language]
+        formulations += [
+            Formulation(
                 item=item, language=language, text=text.lstrip("~"), rewordable=not text.startswith("~"), position=index
             )
-        Answer.objects.create(
-            item=item, language=language, space=spaces["Defaut"], text=answer, ask_feedback=spec.get("feedback", False)
-        )
-        for space_name, texts in spec.get("spaces", {}).items():
-            Answer.objects.create(
+            for index, text in enumerate(texts)
+        ]
+        feedback = spec.get("feedback", False)
+        answers.append(Answer(item=item, language=language, space=spaces["Defaut"], text=answer, ask_feedback=feedback))
+        answers += [
+            Answer(
                 item=item,
                 language=language,
-                space=spaces[space_name],
-                text=texts[language],
-                ask_feedback=spec.get("feedback", False),
+                space=spaces[name],
+                text=texts_by_language[language],
+                ask_feedback=feedback,
             )
+            for name, texts_by_language in spec.get("spaces", {}).items()
+        ]
+    Formulation.objects.bulk_create(formulations)
+    Answer.objects.bulk_create(answers)
     for child_position, child in enumerate(spec.get("children", [])):
         _create_item(bot, child, spaces, tags, child_position, parent=item)
     return item
