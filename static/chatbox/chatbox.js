@@ -838,7 +838,7 @@
     if (values.askFeedback === true || values.feedback === "withoutAnswer") {
       stack.appendChild(feedbackWidget(values.feedbackWording || {}));
     }
-    (options.before ? ui.els.log.insertBefore(row, options.before) : ui.els.log.appendChild(row));
+    (options.into || ui.els.log).appendChild(row);
     ui.scrollDown();
     if (!options.history && values.urlRedirect && isValidUrl(values.urlRedirect)) {
       window.open(values.urlRedirect, "_self");
@@ -877,12 +877,12 @@
     return block;
   }
 
-  function showTyping() {
+  function showTyping(into) {
     var row = h("div", { class: "dcb-row dcb-row-bot dcb-typing", "aria-hidden": "true" }, [
       h("span", { class: "dcb-avatar dcb-avatar-small", text: botName.charAt(0).toUpperCase() }),
       h("div", { class: "dcb-bubble dcb-bubble-bot", title: t("typing") }, [h("i"), h("i"), h("i")]),
     ]);
-    ui.els.log.appendChild(row);
+    (into || ui.els.log).appendChild(row);
     ui.els.log.setAttribute("aria-busy", "true");
     ui.scrollDown();
     return function () {
@@ -974,7 +974,7 @@
 
     var up = h("button", { type: "button", class: "dcb-thumb", "data-vote": "positive", title: t("yes"), onclick: function () { vote("positive"); } }, [icon("up"), srOnly(t("yes"))]);
     var down = h("button", { type: "button", class: "dcb-thumb", "data-vote": "negative", title: t("no"), onclick: function () { vote("negative"); } }, [icon("down"), srOnly(t("no"))]);
-    step([h("span", { class: "dcb-feedback-question", text: t("helpful") }), up, down]);
+    step([h("span", { class: "dcb-feedback-question", text: t("helpful") }), h("span", { class: "dcb-thumbs" }, [up, down])]);
 
     // The server rates the dialog's latest answer that asked for feedback, so only that one offers it.
     if (state.pendingFeedback && state.pendingFeedback.parentNode) state.pendingFeedback.parentNode.removeChild(state.pendingFeedback);
@@ -990,22 +990,25 @@
     send(escaped, { showQuestion: true, shownText: text });
   }
 
+  // Each question gets a slot right after it, so answers stay under their question even when the
+  // user asks again before the bot has answered.
   function send(text, options) {
-    var question = options.showQuestion ? addUserBubble(options.shownText || text) : null;
+    if (options.showQuestion) addUserBubble(options.shownText || text);
+    var slot = options.slot || ui.els.log.appendChild(h("div", { class: "dcb-slot" }));
     state.talks = state.talks.then(function () {
       return (state.starting || Promise.resolve()).then(function () {
-        var done = showTyping();
+        var done = showTyping(slot);
         return talk(text, { extra: options.extra, doNotRegisterInteraction: options.doNotRegisterInteraction })
           .then(function (values) {
             done();
             ui.setStatus("online");
-            addAnswer(values || {});
+            addAnswer(values || {}, { into: slot });
           })
           .catch(function () {
             done();
             ui.setStatus("offline");
-            failedMessage(question, function () {
-              send(text, Object.assign({}, options, { showQuestion: false }));
+            failedMessage(slot, function () {
+              send(text, Object.assign({}, options, { showQuestion: false, slot: slot }));
             });
           });
       });
@@ -1013,7 +1016,7 @@
     return state.talks;
   }
 
-  function failedMessage(after, retry) {
+  function failedMessage(slot, retry) {
     var note = h("div", { class: "dcb-row dcb-row-error", role: "alert" }, [
       icon("alert"),
       h("span", { text: t("sendFailed") }),
@@ -1027,7 +1030,7 @@
         },
       }),
     ]);
-    ui.els.log.appendChild(note);
+    slot.appendChild(note);
     ui.scrollDown();
   }
 
@@ -1311,5 +1314,7 @@
     });
     socket.connect();
   }
-  if (config.open || store.get(KEYS.open)) ui.open();
+  // Opened by default only where the panel does not cover the whole page.
+  var roomy = !window.matchMedia || window.matchMedia("(min-width: 521px)").matches;
+  if ((config.open && roomy) || store.get(KEYS.open)) ui.open();
 })();

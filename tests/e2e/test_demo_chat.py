@@ -3,8 +3,10 @@ servlet API (welcome, answer, rewording, feedback, history after a reload, langu
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from dialogs.models import Dialog, Interaction
@@ -158,6 +160,38 @@ def test_switching_language_and_starting_over(chat_page):
     expect(answers.first).to_contain_text("Hello, I am Clara")
     assert stored_context(page) not in ("", english_context)
     assert Dialog.objects.get(uuid=english_context).archived_at is not None
+
+    # Keyboard: Escape folds the panel back into its launcher, Enter opens it again.
+    launcher = page.get_by_role("button", name="Open the chat with Clara")
+    page.keyboard.press("Escape")
+    expect(launcher).to_be_focused()
+    expect(launcher).to_have_attribute("aria-expanded", "false")
+    expect(page.get_by_role("log")).to_be_hidden()
+    page.keyboard.press("Enter")
+    expect(launcher).to_have_attribute("aria-expanded", "true")
+    expect(page.get_by_role("textbox", name="Your question")).to_be_focused()
+    assert chat_page.errors == []
+
+
+def test_a_revoked_context_starts_a_fresh_conversation_on_reload(chat_page):
+    page, api = chat_page.page, chat_page.api
+    page.goto(chat_page.url)
+    answers = page.locator(ANSWERS)
+    expect(answers.first).to_contain_text("je suis Clara")
+    ask(page, "Quels sont vos horaires d'ouverture ?")
+    expect(answers).to_have_count(2)
+    old_context = stored_context(page)
+
+    Dialog.objects.filter(uuid=old_context).update(last_activity=timezone.now() - timedelta(minutes=11))
+    api.clear()
+    page.reload()
+    expect(answers.first).to_contain_text("je suis Clara")
+    assert f"POST chat/availablecontext/{BOT_UUID}/{old_context}" in api.paths()
+    # The old id is forgotten: a new welcome opens a new context and the old exchange is not shown.
+    assert [talk["userInput"] for talk in api.talks()] == ["#welcome#"]
+    expect(answers).to_have_count(1)
+    expect(page.locator(".dcb-row-user")).to_have_count(0)
+    assert stored_context(page) not in ("", old_context)
     assert chat_page.errors == []
 
 
@@ -232,3 +266,20 @@ def test_answer_html_is_sanitised_but_rewording_links_still_work(chat_page, demo
     expect(answers.last).to_contain_text("mardi au samedi")
     assert page.evaluate("window.__pwned") is None
     assert chat_page.errors == []
+
+
+def test_answers_stay_under_their_question_when_asked_in_a_row(chat_page):
+    page = chat_page.page
+    page.goto(chat_page.url)
+    expect(page.locator(ANSWERS).first).to_contain_text("je suis Clara")
+
+    ask(page, "Quels sont vos horaires d'ouverture ?")
+    ask(page, "Combien coûte le compte ?")  # before the first answer is shown
+    expect(page.locator(ANSWERS)).to_have_count(3)
+    rows = page.locator(".dcb-row:not(.dcb-typing)").all_inner_texts()
+    assert [row.split(":", 1)[-1].strip()[:40] for row in rows[1:]] == [
+        "Quels sont vos horaires d'ouverture ?",
+        "Nos agences sont ouvertes du mardi au sa",
+        "Combien coûte le compte ?",
+        "Le compte est à 2 € par mois, carte comp",
+    ]
