@@ -18,7 +18,7 @@ from django.urls import resolve
 from django.utils import timezone
 
 OK, WARNING, KO, UNKNOWN = "Ok", "Warning", "Ko", "Unknown"
-SLOW_MS = 1000
+SLOW_MS = 2000
 PROCESS_STARTED = time.time()
 
 
@@ -29,7 +29,8 @@ class Result:
 
 
 def runtime() -> Result:
-    """The Python process serving this request."""
+    """The Python process serving this request. The load average is reported, not judged: a busy
+    machine is not a failing one, and monitoring has better sources for it."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     cpus = os.cpu_count() or 1
@@ -41,7 +42,7 @@ def runtime() -> Result:
         "loadAverage": round(load, 2) if load is not None else None,
         "cpus": cpus,
     }
-    return Result(WARNING if load is not None and load > 2 * cpus else OK, customs)
+    return Result(OK, customs)
 
 
 def dialog() -> Result:

@@ -1,0 +1,3 @@
+"""Personas for the preference tests."""
+
+from tests.accounts.personas import personas  # noqa: F401
