@@ -10,6 +10,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from bots.models import Bot
+
 
 class Account(models.Model):
     name = models.CharField(max_length=200, unique=True)
@@ -129,3 +131,12 @@ class Competency(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class BotApiAccess(Bot):
+    """The back office's Preferences > Api > API access page of a bot (servlet-api.md §1.1, §1.3)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "API access"
+        verbose_name_plural = "API access"
