@@ -12,6 +12,7 @@ servlet_api = [
     path("", include("dialogs.api.urls")),
     path("", include("accounts.api.urls")),
     path("", include("preferences.api.urls")),
+    path("", include("knowledge.api.urls")),
 ]
 
 urlpatterns = [

@@ -4,7 +4,7 @@ delete it, move a gallery on its own, and transfer bot data (knowledge base and 
 The format and the safe reader live in knowledge.xml; this package connects them to the database.
 """
 
-from .deleting import delete_gallery, delete_knowledge, knowledge_counts
+from .deleting import delete_gallery, delete_knowledge, delete_knowledge_base, knowledge_counts
 from .exporting import export_gallery, export_knowledge_base
 from .importing import ImportReport, check_file, import_gallery, import_knowledge_base
 
@@ -13,6 +13,7 @@ __all__ = [
     "check_file",
     "delete_gallery",
     "delete_knowledge",
+    "delete_knowledge_base",
     "export_gallery",
     "export_knowledge_base",
     "import_gallery",

@@ -6,14 +6,16 @@ Rows of other apps that point at the deleted knowledge are handled as their fore
 own delete would.
 """
 
+import time
 from collections import Counter
 
-from django.db import connection, models
+from django.db import connection, models, transaction
 
 from bots.servlet.errors import ServletError
 
 from ..models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
-from .rows import quote
+from ..signals import bump_knowledge_version
+from .rows import quote, refresh_statistics
 
 ComplementTag = KnowledgeItem.complement_tags.through
 KNOWLEDGE_MODELS = (KnowledgeItem, Formulation, Answer, ComplementTag, Tag, MatchingGroup, GlobalSentence)
@@ -96,3 +98,15 @@ def _release(model, queryset):
             pointing.update(**{field.name: None})
         elif on_delete is not models.DO_NOTHING:
             pointing.delete()
+
+
+def delete_knowledge_base(bot, *, gallery: bool) -> dict:
+    """The delete servlet's work: delete the bot's knowledge (and gallery) in one transaction, bump
+    the knowledge version once, and say what was deleted."""
+    started = time.perf_counter()
+    with transaction.atomic():
+        counts = knowledge_counts(bot, gallery=gallery)
+        delete_knowledge(bot, gallery=gallery)
+        bump_knowledge_version(bot.pk)
+    refresh_statistics()
+    return {"botUUID": str(bot.uuid), "deleted": counts, "durationMs": round((time.perf_counter() - started) * 1000)}
