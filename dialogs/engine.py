@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from bots.models import language_code
 from knowledge import matching
+from knowledge.links import plain_formulation
 from knowledge.answers import answers_for
 from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
@@ -279,16 +280,16 @@ def _misunderstood(snapshot: Snapshot, dialog: Dialog, request: TalkRequest) -> 
 
 def _reword_text(snapshot: Snapshot, language: str, candidate) -> str:
     """The question a rewording link shows: the matched formulation if it may be offered, else the
-    item's first rewordable one."""
+    item's first one that may. A formulation that refers to a matching group ({name}) is a pattern,
+    not a sentence to show."""
     first = None
     for fid, item_id, text, rewordable in snapshot.formulations.get(language, ()):
-        if item_id != candidate.item_id:
+        if item_id != candidate.item_id or not rewordable or "{" in text:
             continue
-        if fid == candidate.formulation_id and rewordable:
+        if fid == candidate.formulation_id:
             return text
-        if first is None and rewordable:
-            first = text
-    return first or candidate.formulation_text
+        first = first or text
+    return first or plain_formulation(candidate.formulation_text)
 
 
 def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int) -> _Answer | None:

@@ -9,13 +9,22 @@ REASONS = (0, 1, 2)
 COMMENT_MAX_CHARS = 1000
 
 
-def rated_interaction(dialog: Dialog) -> Interaction:
-    """The answer a feedback call rates: the last one that asked for feedback, else the last one."""
+def voted_interaction(dialog: Dialog) -> Interaction:
+    """The answer a vote rates (the call names only the dialog): the latest answer that asked for
+    feedback and has no vote yet, else the latest that asked, else the latest answer."""
     rows = Interaction.objects.filter(dialog=dialog).order_by("-created_at", "-id")
-    found = rows.filter(ask_feedback=True).first() or rows.first()
+    found = (
+        rows.filter(ask_feedback=True, feedback="").first() or rows.filter(ask_feedback=True).first() or rows.first()
+    )
     if found is None:
         raise NotFound("This dialog has no answer to rate yet.", code="NO_INTERACTION")
     return found
+
+
+def followed_interaction(dialog: Dialog) -> Interaction:
+    """The answer a reason or a comment follows up: the latest one voted on, else as for a vote."""
+    voted = Interaction.objects.filter(dialog=dialog).exclude(feedback="").order_by("-created_at", "-id")
+    return voted.filter(feedback=Interaction.Feedback.NEGATIVE).first() or voted.first() or voted_interaction(dialog)
 
 
 def vote(dialog: Dialog, value: str) -> Interaction:
@@ -23,7 +32,7 @@ def vote(dialog: Dialog, value: str) -> Interaction:
     feedback = choices.get(value.strip().lower())
     if feedback is None:
         raise InvalidField("feedBack", f"'{value[:40]}' is not one of positive, negative, withoutAnswer")
-    interaction = rated_interaction(dialog)
+    interaction = voted_interaction(dialog)
     Interaction.objects.filter(pk=interaction.pk).update(feedback=feedback)
     return interaction
 
@@ -31,7 +40,7 @@ def vote(dialog: Dialog, value: str) -> Interaction:
 def reason(dialog: Dialog, choice_key: int) -> Interaction:
     if choice_key not in REASONS:
         raise InvalidField("choiceKey", "must be 0, 1 or 2 (the index of the chosen reason)")
-    interaction = rated_interaction(dialog)
+    interaction = followed_interaction(dialog)
     Interaction.objects.filter(pk=interaction.pk).update(
         feedback_choice_key=choice_key, feedback=interaction.feedback or Interaction.Feedback.NEGATIVE
     )
@@ -39,6 +48,6 @@ def reason(dialog: Dialog, choice_key: int) -> Interaction:
 
 
 def comment(dialog: Dialog, text: str) -> Interaction:
-    interaction = rated_interaction(dialog)
+    interaction = followed_interaction(dialog)
     Interaction.objects.filter(pk=interaction.pk).update(feedback_comment=text[:COMMENT_MAX_CHARS])
     return interaction

@@ -94,9 +94,10 @@ def top_knowledge(
 
 
 def _first_formulations(snapshot: Snapshot, language: str) -> dict[int, tuple[int, str]]:
-    """Each item's question as shown to users: its first rewordable formulation in the language."""
+    """Each item's question as shown to users: its first rewordable formulation in the language
+    (group references such as {carte} are patterns, not questions)."""
     found: dict[int, tuple[int, str]] = {}
     for fid, item_id, text, rewordable in snapshot.formulations.get(language, ()):
-        if rewordable and item_id not in found:
+        if rewordable and "{" not in text and item_id not in found:
             found[item_id] = (fid, text)
     return found

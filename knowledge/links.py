@@ -1,6 +1,9 @@
 """Links in answer HTML that the chatbox turns into a new question when clicked."""
 
 import html
+import re
+
+GROUP_REFERENCE = re.compile(r"\{\s*([^{}]+?)\s*\}")
 
 
 def reword_link(question: str, link_type: str = "reword_auto") -> str:
@@ -14,3 +17,8 @@ def reword_link(question: str, link_type: str = "reword_auto") -> str:
     # Single quotes stay literal, as in the chatbox's own test data; & < > are escaped once.
     onclick = html.escape(f"try {{reword('{js}',{{'type':'{link_type}'}}); return false;}}catch(e){{}}", quote=False)
     return f'<a href="#" class="reword" onclick="{onclick}">{html.escape(shown, quote=False)}</a>'
+
+
+def plain_formulation(text: str) -> str:
+    """A formulation as a person would read it: a matching-group reference {name} becomes its name."""
+    return GROUP_REFERENCE.sub(lambda match: match.group(1), text)

@@ -142,14 +142,14 @@ ITEMS = [
         "label": "Lost card",
         "tag": "Cartes",
         "fr": (
-            ["J'ai perdu ma carte", "Je ne trouve plus ma {carte}", "~carte perdue", "~perte de carte"],
+            ["J'ai perdu ma carte", "~Je ne trouve plus ma {carte}", "~carte perdue", "~perte de carte"],
             "Je vais vous aider à faire opposition. Votre carte a-t-elle été volée ?<br/>"
             + _link("Oui, elle a été volée")
             + " — "
             + _link("Non, je l'ai perdue"),
         ),
         "en": (
-            ["I lost my card", "I can't find my {card}", "~lost card"],
+            ["I lost my card", "~I can't find my {card}", "~lost card"],
             "I will help you block it. Was your card stolen?<br/>"
             + _link("Yes, it was stolen")
             + " — "

@@ -165,3 +165,15 @@ def test_gdpr_request_is_stored_for_the_back_office(chatbox, demo_bot):
         ("Get", "alice@example.org", "pending"),
         ("Delete", "alice@example.org", "pending"),
     ]
+
+
+def test_votes_on_two_answers_rate_each_in_turn(chatbox):
+    chatbox.talk("Combien coûte le compte ?")
+    chatbox.talk("Quels sont vos horaires d'ouverture ?")
+    ctx = chatbox.context_id
+    chatbox.post(f"chat/feedback/{chatbox.bot}", {"contextUUID": ctx, "feedBack": "positive"})
+    chatbox.post(f"chat/feedback/{chatbox.bot}", {"contextUUID": ctx, "feedBack": "negative"})
+    chatbox.post(f"chat/feedback/insatisfaction/{chatbox.bot}", {"contextUUID": ctx, "choiceKey": "2"})
+    rows = dict(Interaction.objects.values_list("user_input", "feedback"))
+    assert rows == {"Quels sont vos horaires d'ouverture ?": "positive", "Combien coûte le compte ?": "negative"}
+    assert Interaction.objects.get(feedback="negative").feedback_choice_key == 2

@@ -183,3 +183,14 @@ def test_a_short_input_keeps_the_requested_language(chatbox):
 def test_language_detection_can_be_switched_off_by_the_request(chatbox):
     values = chatbox.talk("What are your opening hours?", disableLanguageDetection="true")
     assert values["language"] == "fr"
+
+
+def test_rewordings_never_show_matching_group_syntax(chatbox, demo_bot):
+    from knowledge.models import Formulation
+
+    Formulation.objects.filter(item__bot=demo_bot).filter(text__contains="{").update(rewordable=True)
+    for text in ("carte", "ma carte", "card"):
+        chatbox.context_id = ""
+        values = chatbox.talk(text)
+        for question, shown in REWORD_LINK.findall(values["text"]):
+            assert "{" not in question and "{" not in shown, values["text"]
