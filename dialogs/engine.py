@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from bots.models import language_code
 from knowledge import matching
-from knowledge.links import plain_formulation
 from knowledge.answers import answers_for
+from knowledge.links import plain_formulation
 from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
 from knowledge.snapshot import Snapshot, snapshot_for
