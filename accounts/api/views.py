@@ -4,7 +4,9 @@ Answers are plain JSON (only the chat group uses the base64 envelope); errors us
 error shape. Every protected call goes through accounts.permissions.
 """
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
 
 from accounts import services
 from accounts.lockout import client_address
@@ -20,13 +22,27 @@ from bots.servlet.envelope import plain_json
 from bots.servlet.errors import Forbidden, MissingField, NotFound
 from bots.servlet.views import ServletView
 
-AUTH_HEADER = OpenApiParameter(
-    "Authorization",
-    str,
-    location=OpenApiParameter.HEADER,
-    required=True,
-    description="A token (bare or 'Bearer <token>') or 'Basic base64(login:password)'.",
+from .schema import ServletAuthorization
+
+JSON = {200: OpenApiTypes.OBJECT}
+CREATED = {200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT}
+CREDENTIALS = inline_serializer("Credentials", {"login": serializers.CharField(), "password": serializers.CharField()})
+NEW_USER = inline_serializer(
+    "NewBackOfficeUser",
+    {
+        "login": serializers.CharField(),
+        "password": serializers.CharField(),
+        "email": serializers.EmailField(required=False),
+        "role": serializers.ChoiceField(["administrator", "editor", "operator", "reader"], required=False),
+    },
 )
+COMPETENCY = inline_serializer("Competency", {"name": serializers.CharField(max_length=100)})
+
+
+class ProtectedView(ServletView):
+    """A servlet view that needs the Authorization header (declared for the API console)."""
+
+    authentication_classes = [ServletAuthorization]
 
 
 def acting_account(request, user, action: str) -> Account:
@@ -52,8 +68,10 @@ def acting_account(request, user, action: str) -> Account:
     description="POST login and password (form, JSON or an `Authorization: Basic` header). The answer holds "
     "the token and its expiry. Send it as `Authorization: <token>` or `Authorization: Bearer <token>`. "
     "DELETE (with the token as Authorization) revokes it.",
+    request=CREDENTIALS,
+    responses=JSON,
 )
-class AuthenticationView(ServletView):
+class AuthenticationView(ProtectedView):
     def post(self, request):
         params = self.params(request)
         login = params.text("login", "username", "user")
@@ -70,7 +88,7 @@ class AuthenticationView(ServletView):
         response["Cache-Control"] = "no-store"
         return response
 
-    @extend_schema(summary="Revoke the token sent as Authorization (or the one in the `token` field)")
+    @extend_schema(summary="Revoke the token sent as Authorization (or the one in the `token` field)", request=None)
     def delete(self, request):
         user = authenticate_request(request)
         key = self.params(request).text("token")
@@ -81,14 +99,21 @@ class AuthenticationView(ServletView):
         return plain_json({"revoked": True, "revokedAt": token.revoked_at.isoformat(), **services.token_summary(token)})
 
 
-@extend_schema(tags=["Authentication"], summary="Revoke a token (POST alias of DELETE /authentication)")
+@extend_schema(
+    tags=["Authentication"],
+    summary="Revoke a token (POST alias of DELETE /authentication)",
+    request=None,
+    responses=JSON,
+)
 class RevokeTokenView(AuthenticationView):
     def post(self, request):
         return self.delete(request)
 
 
-@extend_schema(tags=["Account"], summary="Who the caller is: login, role, account and the bots they can access")
-class AccountView(ServletView):
+@extend_schema(
+    tags=["Account"], summary="Who the caller is: login, role, account and the bots they can access", responses=JSON
+)
+class AccountView(ProtectedView):
     def get(self, request):
         user = authenticate_request(request)
         if not user.is_superuser:
@@ -97,8 +122,8 @@ class AccountView(ServletView):
         return plain_json({**services.user_summary(user), "bots": bots})
 
 
-@extend_schema(tags=["Account"], summary="All bots the user can access", parameters=[AUTH_HEADER])
-class AccountBotsView(ServletView):
+@extend_schema(tags=["Account"], summary="All bots the user can access", responses=JSON)
+class AccountBotsView(ProtectedView):
     def get(self, request):
         user = authenticate_request(request)
         if not user.is_superuser:
@@ -106,15 +131,21 @@ class AccountBotsView(ServletView):
         return plain_json([services.bot_summary(bot) for bot in services.bots_of(user)])
 
 
-@extend_schema(tags=["BO users"], summary="List the account's back-office users, or add one (administrators)")
-class BackOfficeUsersView(ServletView):
+@extend_schema(
+    tags=["BO users"], summary="List the account's back-office users, or add one (administrators)", responses=JSON
+)
+class BackOfficeUsersView(ProtectedView):
     def get(self, request):
         user = authenticate_request(request)
         account = acting_account(request, user, "account.read")
         members = account.members.select_related("user", "account").order_by("user__username")
         return plain_json([services.user_summary(member.user) for member in members])
 
-    @extend_schema(summary="Add a back-office user: login, password, email (optional), role (default reader)")
+    @extend_schema(
+        summary="Add a back-office user: login, password, email (optional), role (default reader)",
+        request=NEW_USER,
+        responses=CREATED,
+    )
     def post(self, request):
         user = authenticate_request(request)
         account = acting_account(request, user, "users.add")
@@ -129,8 +160,8 @@ class BackOfficeUsersView(ServletView):
         return plain_json(services.user_summary(created), status=201)
 
 
-@extend_schema(tags=["BO users"], summary="One back-office user of the account")
-class BackOfficeUserView(ServletView):
+@extend_schema(tags=["BO users"], summary="One back-office user of the account", responses=JSON)
+class BackOfficeUserView(ProtectedView):
     def get(self, request, login):
         user = authenticate_request(request)
         account = acting_account(request, user, "account.read")
@@ -140,8 +171,13 @@ class BackOfficeUserView(ServletView):
         return plain_json(services.user_summary(member.user))
 
 
-@extend_schema(tags=["Competencies"], summary="List the account's competencies, or add one (field `name`)")
-class CompetenciesView(ServletView):
+@extend_schema(
+    tags=["Competencies"],
+    summary="List the account's competencies, or add one (field `name`)",
+    request=COMPETENCY,
+    responses=CREATED,
+)
+class CompetenciesView(ProtectedView):
     def get(self, request):
         account = acting_account(request, authenticate_request(request), "account.read")
         return plain_json([services.competency_summary(c) for c in account.competencies.select_related("created_by")])
@@ -153,8 +189,13 @@ class CompetenciesView(ServletView):
         return plain_json(services.competency_summary(competency), status=201 if created else 200)
 
 
-@extend_schema(tags=["Competencies"], summary="Read, add (PUT) or delete one competency of the account")
-class CompetencyView(ServletView):
+@extend_schema(
+    tags=["Competencies"],
+    summary="Read, add (PUT) or delete one competency of the account",
+    request=None,
+    responses=CREATED,
+)
+class CompetencyView(ProtectedView):
     def get(self, request, name):
         account = acting_account(request, authenticate_request(request), "account.read")
         return plain_json(services.competency_summary(services.find_competency(account, name)))

@@ -3,8 +3,10 @@
 import json
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
+from accounts.api.schema import ServletAuthorization
 from accounts.permissions import authenticate_if_present, authorize
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import MissingField
@@ -21,8 +23,12 @@ from . import whoami
         OpenApiParameter("details", bool, description="Add volumes and applications (needs status.details)."),
         OpenApiParameter("pretty", bool, description="Indent the JSON."),
     ],
+    request=None,
+    responses={200: OpenApiTypes.OBJECT},
 )
 class ServerStatusView(ServletView):
+    authentication_classes = [ServletAuthorization]
+
     def get(self, request):
         params = self.params(request)
         pretty = params.boolean("pretty")
@@ -48,6 +54,8 @@ class ServerStatusView(ServletView):
 @extend_schema(
     tags=["Who am I"],
     summary="What the servlet received: headers (a list of {name, value}), remote address, authenticated user",
+    request=None,
+    responses={200: OpenApiTypes.OBJECT},
 )
 class WhoAmIView(ServletView):
     def get(self, request):
@@ -57,7 +65,12 @@ class WhoAmIView(ServletView):
         return self.get(request)
 
 
-@extend_schema(tags=["Account"], summary="Languages of a bot (the chatbox's bots/language call)")
+@extend_schema(
+    tags=["Account"],
+    summary="Languages of a bot (the chatbox's bots/language call)",
+    request=None,
+    responses={200: OpenApiTypes.OBJECT},
+)
 class BotLanguagesView(ServletView):
     def get(self, request, bot_uuid=None):
         bot_uuid = bot_uuid or self.params(request).text("botUUID", "botUuid", "botId")

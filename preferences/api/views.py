@@ -4,9 +4,11 @@ PUT /preferences/bot/{botUUID}/{name}/{value} answers the stored pair; a value t
 path segment (a slash…) goes in the body field `value` of PUT /preferences/bot/{botUUID}/{name}.
 """
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
 
-from accounts.api.views import acting_account
+from accounts.api.views import ProtectedView, acting_account
 from accounts.permissions import authenticate_request, check_allowed
 from bots.servlet.envelope import plain_json
 from bots.servlet.views import ServletView, get_bot
@@ -16,6 +18,8 @@ from ..registry import KNOWN_KEYS
 
 BOT = ["Bot preferences"]
 ACCOUNT = ["Account preferences"]
+JSON = {200: OpenApiTypes.OBJECT}
+VALUE = inline_serializer("PreferenceValue", {"value": serializers.CharField(max_length=4000)})
 
 
 def bot_owner(request, bot_uuid: str, action: str) -> tuple[services.Owner, object]:
@@ -34,7 +38,7 @@ def owner_fields(owner: services.Owner) -> dict:
     return {"botUUID": str(owner.bot.uuid)} if owner.bot is not None else {"account": owner.account.name}
 
 
-class PreferencesView(ServletView):
+class PreferencesView(ProtectedView):
     """All preferences of the owner (GET)."""
 
     def answer_all(self, owner):
@@ -42,7 +46,7 @@ class PreferencesView(ServletView):
         return plain_json({**owner_fields(owner), "preferences": preferences})
 
 
-class PreferenceView(ServletView):
+class PreferenceView(ProtectedView):
     """One preference: read (GET), set (PUT/POST, value in the path or the body), delete (DELETE)."""
 
     def answer_one(self, owner, preference):
@@ -58,20 +62,27 @@ class PreferenceView(ServletView):
         return plain_json({**owner_fields(owner), "name": name, "value": old, "deleted": True})
 
 
-@extend_schema(tags=["Preferences"], summary="The known preference keys: type, scope, default, effect")
+@extend_schema(
+    tags=["Preferences"],
+    summary="The known preference keys: type, scope, default, effect",
+    request=None,
+    responses=JSON,
+)
 class PreferenceKeysView(ServletView):
     def get(self, request):
         return plain_json([key.describe() for key in KNOWN_KEYS.values()])
 
 
-@extend_schema(tags=BOT, summary="All preferences of a bot")
+@extend_schema(tags=BOT, summary="All preferences of a bot", request=None, responses=JSON)
 class BotPreferencesView(PreferencesView):
     def get(self, request, bot_uuid):
         owner, _ = bot_owner(request, bot_uuid, "preferences.read")
         return self.answer_all(owner)
 
 
-@extend_schema(tags=BOT, summary="Read, set (value in the body) or delete one bot preference")
+@extend_schema(
+    tags=BOT, summary="Read, set (value in the body) or delete one bot preference", request=VALUE, responses=JSON
+)
 class BotPreferenceView(PreferenceView):
     def get(self, request, bot_uuid, name):
         owner, _ = bot_owner(request, bot_uuid, "preferences.read")
@@ -88,13 +99,23 @@ class BotPreferenceView(PreferenceView):
         return self.deleted(owner, name, services.delete_preference(owner, name, user=user))
 
 
-@extend_schema(tags=BOT, summary="Set a bot preference: PUT /preferences/bot/{botUUID}/{name}/{value}")
+@extend_schema(
+    tags=BOT,
+    summary="Set a bot preference: PUT /preferences/bot/{botUUID}/{name}/{value}",
+    request=None,
+    responses=JSON,
+)
 class BotPreferenceValueView(BotPreferenceView):
     http_method_names = ["put", "post", "options"]
 
 
-@extend_schema(tags=BOT, summary="History of a bot's preference changes (who, when, from what to what)")
-class BotPreferenceHistoryView(ServletView):
+@extend_schema(
+    tags=BOT,
+    summary="History of a bot's preference changes (who, when, from what to what)",
+    request=None,
+    responses=JSON,
+)
+class BotPreferenceHistoryView(ProtectedView):
     def get(self, request, bot_uuid):
         owner, _ = bot_owner(request, bot_uuid, "preferences.read")
         name = self.params(request).text("name") or None
@@ -102,14 +123,19 @@ class BotPreferenceHistoryView(ServletView):
         return plain_json({**owner_fields(owner), "changes": changes})
 
 
-@extend_schema(tags=ACCOUNT, summary="All preferences of the user's account")
+@extend_schema(tags=ACCOUNT, summary="All preferences of the user's account", request=None, responses=JSON)
 class AccountPreferencesView(PreferencesView):
     def get(self, request):
         owner, _ = account_owner(request, "preferences.read")
         return self.answer_all(owner)
 
 
-@extend_schema(tags=ACCOUNT, summary="Read, set (value in the body) or delete one account preference")
+@extend_schema(
+    tags=ACCOUNT,
+    summary="Read, set (value in the body) or delete one account preference",
+    request=VALUE,
+    responses=JSON,
+)
 class AccountPreferenceView(PreferenceView):
     def get(self, request, name):
         owner, _ = account_owner(request, "preferences.read")
@@ -126,13 +152,18 @@ class AccountPreferenceView(PreferenceView):
         return self.deleted(owner, name, services.delete_preference(owner, name, user=user))
 
 
-@extend_schema(tags=ACCOUNT, summary="Set an account preference: PUT /preferences/account/{name}/{value}")
+@extend_schema(
+    tags=ACCOUNT,
+    summary="Set an account preference: PUT /preferences/account/{name}/{value}",
+    request=None,
+    responses=JSON,
+)
 class AccountPreferenceValueView(AccountPreferenceView):
     http_method_names = ["put", "post", "options"]
 
 
-@extend_schema(tags=ACCOUNT, summary="History of the account's preference changes")
-class AccountPreferenceHistoryView(ServletView):
+@extend_schema(tags=ACCOUNT, summary="History of the account's preference changes", request=None, responses=JSON)
+class AccountPreferenceHistoryView(ProtectedView):
     def get(self, request):
         owner, _ = account_owner(request, "preferences.read")
         name = self.params(request).text("name") or None
