@@ -51,8 +51,9 @@ class BotAdmin(BotScopedAdmin):
         if not bot.pk:
             return "-"
         return format_html(
-            'botUUID <code>{}</code> · <a href="{}" target="_blank">API console</a> · '
+            'botUUID <code>{}</code> · <a href="{}">API access</a> · <a href="{}" target="_blank">API console</a> · '
             '<a href="/servlet/authentication.html" target="_blank">Get a token</a>',
             bot.uuid,
+            reverse("admin:accounts_botapiaccess_change", args=[bot.pk]),
             reverse("api-console"),
         )
