@@ -24,9 +24,7 @@ def load_split(path: Path, name: str) -> list[tuple[str, str]]:
         return [(row["text"], row["category"]) for row in csv.DictReader(f)]
 
 
-def per_item_sample(
-    rows: list[tuple[str, str]], n: int | None, seed: int
-) -> list[tuple[str, str]]:
+def per_item_sample(rows: list[tuple[str, str]], n: int | None, seed: int) -> list[tuple[str, str]]:
     """At most `n` rows per category, drawn with `seed` (all rows when n is None), in the original order."""
     if n is None:
         return list(rows)

@@ -79,12 +79,8 @@ def evaluate(matcher, questions, cat_index, thresholds: Thresholds | None = None
         "direct": counts["direct"] / n,
         "reword": counts["reword"] / n,
         "misunderstood": counts["misunderstood"] / n,
-        "direct_precision": direct_ok / counts["direct"]
-        if counts["direct"]
-        else float("nan"),
-        "reword_hit": reword_ok / counts["reword"]
-        if counts["reword"]
-        else float("nan"),
+        "direct_precision": direct_ok / counts["direct"] if counts["direct"] else float("nan"),
+        "reword_hit": reword_ok / counts["reword"] if counts["reword"] else float("nan"),
         "median_ms": percentile(lat, 50),
         "p99_ms": percentile(lat, 99),
     }
@@ -117,9 +113,7 @@ def run_accuracy(train, test, cat_index, configs, seeds, vectors):
     results = {}
     for cname in configs:
         use = CONFIGS[cname]
-        print(
-            f"\n== configuration: {cname} ({'lexical + USE-multilingual-v3 embeddings' if use else 'lexical only'})"
-        )
+        print(f"\n== configuration: {cname} ({'lexical + USE-multilingual-v3 embeddings' if use else 'lexical only'})")
         for label, per_item in (("full", None), ("10 per item", 10), ("5 per item", 5)):
             runs = []
             for seed in seeds if per_item else [0]:
@@ -162,16 +156,12 @@ def synthetic(train, size, seed=0):
                 else:
                     words.insert(j, rng.choice(vocab))
             text = " ".join(words)
-        out.append(
-            (text, f"{cat}#{rep}")
-        )  # each replicate is its own item: item count grows with size
+        out.append((text, f"{cat}#{rep}"))  # each replicate is its own item: item count grows with size
     return out
 
 
 def run_scaling(train, test, configs, base_vectors):
-    print(
-        "\n== scaling (synthetic formulations: the train split, then variations of it; see bench/MATCHING.md)"
-    )
+    print("\n== scaling (synthetic formulations: the train split, then variations of it; see bench/MATCHING.md)")
     questions = [t for t, _ in test[:400]]
     rng = np.random.default_rng(0)
     for cname in configs:
@@ -197,16 +187,90 @@ def run_scaling(train, test, configs, base_vectors):
                 t0 = time.perf_counter()
                 m.match(q)
                 lat.append((time.perf_counter() - t0) * 1000)
-            extra = (
-                f"  index +{mem:.0f} MiB (process {rss_mb():.0f} MiB)"
-                if size >= 100_000
-                else ""
-            )
+            extra = f"  index +{mem:.0f} MiB (process {rss_mb():.0f} MiB)" if size >= 100_000 else ""
             print(
                 f"  {cname:<8} {size:>7,} formulations, {len(cats):>5} items: median {percentile(lat, 50):.2f} ms  "
                 f"p99 {percentile(lat, 99):.2f} ms  build (stored vectors) {secs:.2f} s{extra}"
             )
             del m, rows, vectors
+
+
+def tune(train, vectors, configs, seed=0):
+    """Fit the score calibration and choose thresholds on the train split only (never the test split).
+
+    Items are split: 67 stay in the knowledge base (80% of their formulations, or 5 of them), 10 are
+    held out entirely and play out-of-scope questions; the other 20% of in-scope formulations play
+    in-scope questions. The calibration is a logistic regression of "the best candidate is right" on
+    (evidence share, similarity); thresholds maximise a utility over the outcomes (see bench/MATCHING.md).
+    """
+    rng = random.Random(seed)
+    cats = sorted({c for _, c in train})
+    oos = set(rng.sample(cats, 10))
+    by_cat = {}
+    for i, (_, c) in enumerate(train):
+        by_cat.setdefault(c, []).append(i)
+    kb_full, questions = [], []
+    for c in cats:
+        idx = list(by_cat[c])
+        rng.shuffle(idx)
+        if c in oos:
+            questions += [(i, None) for i in idx[:40]]
+            continue
+        cut = int(len(idx) * 0.8)
+        kb_full += idx[:cut]
+        questions += [(i, c) for i in idx[cut:][:25]]
+    kb_five = [i for c in cats if c not in oos for i in [j for j in kb_full if train[j][1] == c][:5]]
+    cat_index = {c: i for i, c in enumerate(cats)}
+    for cname in configs:
+        use = CONFIGS[cname]
+        feats, labels, cands = [], [], []
+        for kb in (kb_full, kb_five):
+            rows = [(i, train[i]) for i in sorted(kb)]
+            m, _, _ = build(rows, cat_index, use, vectors if use else None)
+            for qi, cat in questions:
+                share, sim, _, _ = m.evidence(train[qi][0])
+                order = np.argsort(-share)[:3]
+                gold = cat_index[cat] if cat else -1
+                feats.append([[float(share[j]), float(sim[j])] for j in order])
+                labels.append(gold)
+                cands.append([int(m.item_ids[j]) for j in order])
+        # Logistic regression on every (query, candidate) pair: is this candidate the right item?
+        X = np.array([f for fs in feats for f in fs], dtype=np.float64)
+        y = np.array([float(c == g) for cs, g in zip(cands, labels, strict=True) for c in cs])
+        w, b = np.zeros(2), 0.0
+        for _ in range(3000):
+            p = 1 / (1 + np.exp(-(X @ w + b)))
+            g = p - y
+            w -= 0.5 * (X.T @ g) / len(y)
+            b -= 0.5 * g.mean()
+        print(f"  {cname}: calibration share={w[0]:.2f} similarity={w[1]:.2f} bias={b:.2f}")
+        # Scores of the candidates of every question, then the thresholds with the best utility.
+        S = [[1 / (1 + np.exp(-(f[0] * w[0] + f[1] * w[1] + b))) for f in fs] for fs in feats]
+        best = None
+        for direct in np.arange(0.30, 0.96, 0.025):
+            for reword in np.arange(0.05, direct, 0.025):
+                u = utility(S, cands, labels, direct, reword)
+                if best is None or u > best[0]:
+                    best = (u, direct, reword)
+        u, direct, reword = best
+        print(f"  {cname}: direct={direct:.3f} reword={reword:.3f} (utility {u:.3f} per question)")
+
+
+def utility(S, cands, labels, direct, reword, window=0.3):
+    """Mean value of the outcomes: right direct +1, wrong direct -1 (a wrong answer costs more than a
+    question back), reword holding the right item +0.5, useless reword -0.25, misunderstood in scope -0.25,
+    misunderstood out of scope +0.5 (the right reaction)."""
+    total = 0.0
+    for scores, cs, gold in zip(S, cands, labels, strict=True):
+        top = scores[0] if scores else 0.0
+        if top >= direct:
+            total += 1.0 if cs[0] == gold else -1.0
+        elif top >= reword:
+            offered = [c for c, s in zip(cs, scores, strict=True) if s >= max(reword, top - window)]
+            total += 0.5 if gold in offered else -0.25
+        else:
+            total += 0.5 if gold == -1 else -0.25
+    return total / len(S)
 
 
 def main(argv=None):
@@ -226,6 +290,7 @@ def main(argv=None):
         help="seeds for the 10/5-per-item samples",
     )
     ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--tune", action="store_true", help="fit calibration and thresholds on the train split, then stop")
     ap.add_argument(
         "--quick",
         action="store_true",
@@ -240,37 +305,36 @@ def main(argv=None):
     configs = ["default", "lexical"] if args.config == "both" else [args.config]
     if args.quick:
         test, args.seeds, args.no_scaling = test[::6], args.seeds[:1], True
-    print(
-        f"BANKING77 at {path}: {len(train)} train formulations, {len(test)} test questions, {len(cats)} items"
-    )
+    print(f"BANKING77 at {path}: {len(train)} train formulations, {len(test)} test questions, {len(cats)} items")
 
     vectors = None
     if "default" in configs:
         if not emb.available():
-            print(
-                "embeddings unavailable (package missing or MATCHING_EMBEDDINGS=off): skipping the default configuration"
-            )
+            print("embeddings unavailable (package missing or MATCHING_EMBEDDINGS=off): default configuration skipped")
             configs.remove("default")
         else:
             before = rss_mb()
             with Timer() as t_load:
                 emb.encode(["warm up"])
-            print(
-                f"model load {t_load.seconds:.2f} s, +{rss_mb() - before:.0f} MiB (once per process)"
-            )
+            print(f"model load {t_load.seconds:.2f} s, +{rss_mb() - before:.0f} MiB (once per process)")
             with Timer() as t_vec:
                 vectors = embed_formulations([t for t, _ in train], "en")
             with Timer() as t_cold:
-                Matcher.build(
-                    "en",
-                    entries_for(list(enumerate(train)), cat_index),
-                    [],
-                    MatcherConfig(use_embeddings=True),
-                )
+                if not args.tune:
+                    Matcher.build(
+                        "en",
+                        entries_for(list(enumerate(train)), cat_index),
+                        [],
+                        MatcherConfig(use_embeddings=True),
+                    )
             print(
                 f"cold build, full train split ({len(train)} formulations, vectors computed): {t_cold.seconds:.1f} s "
                 f"(embed_formulations alone: {t_vec.seconds:.1f} s)"
             )
+    if args.tune:
+        print("\n== tuning on the train split (held-out formulations and held-out items), test split unused")
+        tune(train, vectors, configs)
+        return
     run_accuracy(train, test, cat_index, configs, args.seeds, vectors)
     if not args.no_scaling:
         run_scaling(train, test, configs, vectors)

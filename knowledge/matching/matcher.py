@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import embeddings
-from .decide import TUNED, Thresholds, decide
+from .decide import CALIBRATION, TUNED, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
 from .normalise import normalise
+from .scoring import LinearClassifier, sigmoid, softmax, topk_mean, zscore
 from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
 
 Allowed = None | set[int] | frozenset[int] | Callable[[int], bool]
@@ -34,8 +35,12 @@ class MatcherConfig:
     # Only the start of a long input is read (the product reads 600 characters).
     max_input_chars: int = 600
     max_group_variants: int = 256
-    # Weight of the embedding cosine against the lexical cosine in a formulation's score.
-    embedding_weight: float = 0.7
+    # Fusion of the ranking evidence (z-scores over the allowed items), set on the benchmark's held-out part.
+    classifier_weight: float = 1.0
+    knn_weight: float = 1.0
+    lexical_weight: float = 0.15
+    # LDA shrinkage towards a spherical covariance: more helps with few formulations per item.
+    shrinkage: float = 0.5
 
     @property
     def mode(self) -> str:
@@ -44,12 +49,8 @@ class MatcherConfig:
     def thresholds(self) -> Thresholds:
         base = TUNED[self.mode]
         return Thresholds(
-            direct=base.direct
-            if self.direct_threshold is None
-            else self.direct_threshold,
-            reword=base.reword
-            if self.reword_threshold is None
-            else self.reword_threshold,
+            direct=base.direct if self.direct_threshold is None else self.direct_threshold,
+            reword=base.reword if self.reword_threshold is None else self.reword_threshold,
             margin=base.margin if self.direct_margin is None else self.direct_margin,
             window=base.window if self.reword_window is None else self.reword_window,
         )
@@ -66,14 +67,14 @@ class Matcher:
         self.row_entry = np.zeros(0, dtype=np.int32)  # row -> index in entries
         self.row_text: list[str] = []
         self.item_ids = np.zeros(0, dtype=np.int64)  # item index -> item id
-        self.item_starts = np.zeros(
-            0, dtype=np.int64
-        )  # first row of each item (rows grouped by item)
+        self.item_starts = np.zeros(0, dtype=np.int64)  # first row of each item (rows grouped by item)
+        self.row_item = np.zeros(0, dtype=np.int32)  # row -> item index
         self.lexical: LexicalIndex | None = None
-        self.vectors: np.ndarray | None = None  # entry vectors, float32, L2-normalised
-        self.computed_vectors = (
-            0  # how many vectors `build` had to compute (the rest came stored)
-        )
+        self.vectors: np.ndarray | None = None  # entry vectors, float32, L2-normalised per model
+        self.n_parts = 1  # models in a vector (USE, + MiniLM for English): cosines are averaged over them
+        self.classifier: LinearClassifier | None = None
+        self.calibration = CALIBRATION[config.mode]
+        self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self._item_index: dict[int, int] = {}
 
     # ----------------------------------------------------------------- building
@@ -102,26 +103,35 @@ class Matcher:
                 row_entry.append(i)
                 row_text.append(variant)
         m.row_entry = np.asarray(row_entry, dtype=np.int32)
+        entry_item = np.searchsorted(np.asarray(item_ids, dtype=np.int64), [e.item_id for e in m.entries])
+        m.row_item = entry_item.astype(np.int32)[m.row_entry] if len(row_entry) else np.zeros(0, dtype=np.int32)
         m.row_text = row_text
         m.item_ids = np.asarray(item_ids, dtype=np.int64)
         m.item_starts = np.asarray(item_starts, dtype=np.int64)
         m._item_index = {int(x): i for i, x in enumerate(item_ids)}
-        m.lexical = LexicalIndex(row_text, language, spelling=config.spelling)
+        m.lexical = LexicalIndex(row_text, language, spelling=config.spelling, row_item=m.row_item)
         if config.use_embeddings and m.entries:
             m._load_vectors()
+            if len(item_ids) > 1:
+                m.classifier = LinearClassifier(
+                    m.vectors, entry_item.astype(np.int64), len(item_ids), shrinkage=config.shrinkage
+                )
         return m
 
     def _load_vectors(self) -> None:
-        vecs = np.zeros((len(self.entries), embeddings.DIM), dtype=np.float32)
+        both = embeddings.uses_minilm(self.language)
+        self.n_parts = 2 if both else 1
+        width = embeddings.USE_DIM + (embeddings.MINILM_DIM if both else 0)
+        vecs = np.zeros((len(self.entries), width), dtype=np.float32)
         missing: list[int] = []
         for i, e in enumerate(self.entries):
-            v = embeddings.from_bytes(e.vector)
+            v = embeddings.from_bytes(e.vector, self.language)
             if v is None:
                 missing.append(i)
             else:
                 vecs[i] = v
         if missing:
-            vecs[missing] = embeddings.encode([self.entries[i].text for i in missing])
+            vecs[missing] = embeddings.encode([self.entries[i].text for i in missing], self.language)
         self.computed_vectors = len(missing)
         self.vectors = vecs
 
@@ -131,47 +141,75 @@ class Matcher:
         return len(self.entries)
 
     # ----------------------------------------------------------------- querying
-    def item_scores(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """(score per item, score per row), both bounded 0..1."""
-        n_rows = len(self.row_text)
-        if n_rows == 0:
-            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
+    def item_scores(self, text: str, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(calibrated score per item in 0..1, score per row for picking each item's best formulation).
+
+        `mask` (bool per item) restricts the items that may be returned; others score 0.
+        """
+        if len(self.item_ids) == 0 or not normalise(text[: self.config.max_input_chars], self.language):
+            # Nothing to read (empty, spaces, punctuation): no item may be proposed.
+            return np.zeros(len(self.item_ids), dtype=np.float32), np.zeros(len(self.row_text), dtype=np.float32)
+        # The evidence is weighed among all the bot's items, then the excluded ones are dropped: an item that
+        # remains after its better rival was excluded keeps the modest score it had, instead of inheriting
+        # the rival's share (the decision is still made on the allowed items only).
+        share, similarity, rows, _ = self.evidence(text)
+        if mask is None:
+            mask = np.ones(len(self.item_ids), dtype=bool)
+        c = self.calibration
+        scores = sigmoid(c.share * share + c.similarity * similarity + c.bias)
+        scores[~mask] = 0.0
+        # An input with nothing in common with an item (no shared word, no similarity) never proposes it.
+        scores[similarity <= 0.0] = 0.0
+        return scores, rows
+
+    def evidence(self, text: str, mask: np.ndarray | None = None):
+        """(share, similarity, rows, mask): each item's share of the fused ranking evidence among the allowed
+        items (softmax, sums to 1), its absolute similarity (best formulation), and per-row scores."""
+        n_items = len(self.item_ids)
+        if mask is None:
+            mask = np.ones(n_items, dtype=bool)
         text = text[: self.config.max_input_chars]
-        rows = self.lexical.scores(self.lexical.analyse(text))
-        if self.vectors is not None:
-            q = embeddings.encode([text])[0]
-            emb = np.clip(self.vectors @ q, 0.0, 1.0)[self.row_entry]
-            w = self.config.embedding_weight
-            rows = (w * emb + (1.0 - w) * rows).astype(np.float32)
-        items = np.maximum.reduceat(rows, self.item_starts)
-        return items, rows
+        cfg = self.config
+        lex_rows, lex_centroid = self.lexical.scores(self.lexical.analyse(text))
+        lex_top = topk_mean(lex_rows, self.row_item, self.item_starts)
+        lex_best = np.maximum.reduceat(lex_rows, self.item_starts)
+        if self.vectors is None:
+            fused = zscore(lex_top, mask) + zscore(lex_centroid, mask)
+            similarity = lex_best
+            rows = lex_rows
+        else:
+            q = embeddings.encode([text], self.language)[0]
+            emb_rows = (np.clip(self.vectors @ q, 0.0, None) / self.n_parts)[self.row_entry]
+            emb_top = topk_mean(emb_rows, self.row_item, self.item_starts)
+            fused = cfg.knn_weight * zscore(emb_top, mask) + cfg.lexical_weight * 0.5 * (
+                zscore(lex_top, mask) + zscore(lex_centroid, mask)
+            )
+            if self.classifier is not None:
+                fused += cfg.classifier_weight * zscore(self.classifier.logits(q), mask)
+            rows = (0.75 * emb_rows + 0.25 * lex_rows).astype(np.float32)
+            similarity = np.maximum.reduceat(rows, self.item_starts)
+        return softmax(fused, mask), similarity, rows, mask
+
+    def _mask(self, allowed: Allowed) -> np.ndarray | None:
+        if allowed is None:
+            return None
+        accept = _acceptor(allowed)
+        return np.fromiter((accept(int(i)) for i in self.item_ids), dtype=bool, count=len(self.item_ids))
 
     def rank(self, text: str, allowed: Allowed = None, k: int = 10) -> list[Candidate]:
         """The `k` best items for `text`, one candidate each, best first, restricted to `allowed`."""
-        items, rows = self.item_scores(text)
+        mask = self._mask(allowed)
+        if mask is not None and not mask.any():
+            return []
+        items, rows = self.item_scores(text, mask)
         if items.size == 0 or k <= 0:
             return []
-        accept = _acceptor(allowed)
-        order = np.argsort(-items, kind="stable")
-        out: list[Candidate] = []
-        for idx in order:
-            if items[idx] <= 0.0:
-                break
-            item_id = int(self.item_ids[idx])
-            if accept is not None and not accept(item_id):
-                continue
-            out.append(self._candidate(int(idx), float(items[idx]), rows))
-            if len(out) >= k:
-                break
-        return out
+        top = np.argsort(-items, kind="stable")[:k]
+        return [self._candidate(int(i), float(items[i]), rows) for i in top if items[i] > 0.0]
 
     def _candidate(self, idx: int, score: float, rows: np.ndarray) -> Candidate:
         start = int(self.item_starts[idx])
-        end = (
-            int(self.item_starts[idx + 1])
-            if idx + 1 < len(self.item_starts)
-            else len(self.row_text)
-        )
+        end = int(self.item_starts[idx + 1]) if idx + 1 < len(self.item_starts) else len(self.row_text)
         row = start + int(np.argmax(rows[start:end]))
         entry = self.entries[int(self.row_entry[row])]
         return Candidate(
@@ -182,9 +220,7 @@ class Matcher:
             matched_text=self.row_text[row],
         )
 
-    def match(
-        self, text: str, allowed: Allowed = None, max_rewords: int = 3
-    ) -> MatchResult:
+    def match(self, text: str, allowed: Allowed = None, max_rewords: int = 3) -> MatchResult:
         """Rank `text` among the allowed items and decide Direct / Reword / Misunderstood."""
         ranked = self.rank(text, allowed=allowed, k=max(3, max_rewords))
         outcome, candidates = decide(ranked, self.thresholds, max_rewords=max_rewords)

@@ -8,9 +8,7 @@ import unicodedata
 
 _TAG_RE = re.compile(r"<[^>]{0,200}>")
 # Ligatures and letters that NFKD does not decompose into ASCII.
-_FOLD = str.maketrans(
-    {"œ": "oe", "æ": "ae", "ß": "ss", "ø": "o", "đ": "d", "ł": "l", "ı": "i"}
-)
+_FOLD = str.maketrans({"œ": "oe", "æ": "ae", "ß": "ss", "ø": "o", "đ": "d", "ł": "l", "ı": "i"})
 # Every apostrophe-like character becomes ASCII ' so that elisions are handled once.
 _APOSTROPHES = str.maketrans({c: "'" for c in "’‘`´ʼ′＇"})
 # Anything that is not a letter, digit, apostrophe or hyphen separates words.
@@ -35,9 +33,7 @@ def normalise(text: str, language: str = "fr") -> str:
     """
     if not text:
         return ""
-    text = html.unescape(
-        html.unescape(text)
-    )  # double-escaped input (&amp;eacute;) is common in CMS exports
+    text = html.unescape(html.unescape(text))  # double-escaped input (&amp;eacute;) is common in CMS exports
     text = _TAG_RE.sub(" ", text)
     text = text.lower().translate(_FOLD).translate(_APOSTROPHES)
     text = strip_accents(text)

@@ -42,13 +42,7 @@ def edit_distance(a: str, b: str, limit: int) -> int:
         for j in range(1, len(b) + 1):
             cost = 0 if ai == b[j - 1] else 1
             v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if (
-                prev2 is not None
-                and i > 1
-                and j > 1
-                and ai == b[j - 2]
-                and a[i - 2] == b[j - 1]
-            ):
+            if prev2 is not None and i > 1 and j > 1 and ai == b[j - 2] and a[i - 2] == b[j - 1]:
                 v = min(v, prev2[j - 2] + 1)
             cur[j] = v
             row_min = min(row_min, v)
@@ -90,9 +84,7 @@ class SpellIndex:
         if hit is not None:
             return hit
         result = self._lookup(word)
-        if (
-            len(self._cache) < 100_000
-        ):  # bounded: unknown words are unbounded in production
+        if len(self._cache) < 100_000:  # bounded: unknown words are unbounded in production
             self._cache[word] = result
         return result
 

@@ -78,9 +78,7 @@ def _split_apostrophe(word: str, language: str) -> list[str]:
         head, _, tail = word.partition("'")
         if head in _FR_ELISIONS:
             return (
-                [_FR_ELISIONS[head], *_split_apostrophe(tail, language)]
-                if "'" in tail
-                else [_FR_ELISIONS[head], tail]
+                [_FR_ELISIONS[head], *_split_apostrophe(tail, language)] if "'" in tail else [_FR_ELISIONS[head], tail]
             )
         return [word.replace("'", "")]
     if language == "en":

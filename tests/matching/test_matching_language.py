@@ -34,9 +34,7 @@ def test_short_inputs_have_low_confidence(text):
 
 
 def test_only_the_bots_languages_are_candidates():
-    lang, _ = detect_language(
-        "Hallo, ik wil graag weten hoe ik mijn adres kan wijzigen", ["fr", "en"]
-    )
+    lang, _ = detect_language("Hallo, ik wil graag weten hoe ik mijn adres kan wijzigen", ["fr", "en"])
     assert lang in {"fr", "en"}
     assert detect_language("anything at all", ["fr"]) == ("fr", 1.0)
     with pytest.raises(ValueError):
@@ -45,7 +43,5 @@ def test_only_the_bots_languages_are_candidates():
 
 def test_confidence_grows_with_length():
     _, short = detect_language("merci", LANGS)
-    _, longer = detect_language(
-        "merci beaucoup pour votre aide, je vais essayer cela", LANGS
-    )
+    _, longer = detect_language("merci beaucoup pour votre aide, je vais essayer cela", LANGS)
     assert longer > short

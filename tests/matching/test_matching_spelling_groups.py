@@ -28,9 +28,7 @@ def test_spell_index_corrections():
     assert idx.corrections("cartte") == (("carte", 0),)  # a doubled letter is free
     assert idx.corrections("remboursre") == (("rembourser", 1),)
     assert idx.corrections("rembrouser") == (("rembourser", 2),)
-    assert idx.corrections("rmebourer") == (
-        ("rembourser", 2),
-    )  # long word: two edits allowed
+    assert idx.corrections("rmebourer") == (("rembourser", 2),)  # long word: two edits allowed
     assert idx.corrections("adrsese") == (("adresse", 1),)
     assert idx.corrections("pan") == ()  # words under 4 letters are never corrected
     assert idx.corrections("crate") == (("carte", 1),)
@@ -56,9 +54,7 @@ def test_misspelt_input_still_matches():
 def test_nested_groups_and_cycles():
     groups = [
         MatchingGroupDef("activer", ["activer", "mettre en service", "{Débloquer}"]),
-        MatchingGroupDef(
-            "débloquer", ["débloquer", "déverrouiller", "{ACTIVER}"]
-        ),  # cycle back to activer
+        MatchingGroupDef("débloquer", ["débloquer", "déverrouiller", "{ACTIVER}"]),  # cycle back to activer
     ]
     ex = GroupExpander(groups)
     assert set(ex.members("Activer")) == {
@@ -117,7 +113,4 @@ def test_formulation_with_group_matches_every_member():
         assert res.candidates[0].item_id == 10
         assert res.candidates[0].formulation_id == 1
         assert res.candidates[0].formulation_text == "comment {activer} ma carte"
-    assert (
-        m.match("comment déverrouiller ma carte").candidates[0].matched_text
-        == "comment déverrouiller ma carte"
-    )
+    assert m.match("comment déverrouiller ma carte").candidates[0].matched_text == "comment déverrouiller ma carte"

@@ -48,9 +48,7 @@ def test_tokenise_french_elisions_and_compounds():
 
 
 def test_tokenise_english_contractions():
-    assert tokenise(
-        normalise("I can't find my card's PIN, I dont know", "en"), "en"
-    ) == [
+    assert tokenise(normalise("I can't find my card's PIN, I dont know", "en"), "en") == [
         "i",
         "can",
         "not",

