@@ -48,12 +48,14 @@ class LimitedUploadHandler(TemporaryFileUploadHandler):
 def received_file(request):
     """The uploaded file as a seekable binary file, removed afterwards."""
     http_request = getattr(request, "_request", request)
-    declared = http_request.META.get("CONTENT_LENGTH") or "0"
     try:
-        if int(declared) > limit():
-            raise too_large()
+        declared = int(http_request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise BadRequest("The Content-Length header is not a number.") from None
+    if declared > limit():
+        raise too_large()
+    if declared <= 0:
+        raise MissingField("file")
     content_type = (http_request.content_type or "").lower()
     if content_type.startswith("multipart/form-data"):
         with _multipart_file(http_request) as upload:
@@ -83,6 +85,8 @@ def _multipart_file(http_request):
             f"Several files were sent ({', '.join(sorted(files))}); send one, in the field 'file'.",
             code="SEVERAL_FILES",
         )
+    if not upload.size:
+        raise BadRequest(f"The uploaded file '{upload.name}' is empty.", code="EMPTY_FILE")
     try:
         upload.seek(0)
         yield upload

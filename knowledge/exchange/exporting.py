@@ -43,7 +43,7 @@ def export_gallery(bot: Bot) -> Iterator[bytes]:
     """The bot's image gallery alone, as a gallery file."""
     with _snapshot():
         writer = KnowledgeBaseWriter(records.Header(root="gallery", bot_uuid=str(bot.uuid), bot_name=bot.name))
-        for _ in _images(writer, bot):
+        for _ in _images(writer, bot, section=False):
             yield writer.take()
         yield writer.finish()
 
@@ -106,14 +106,18 @@ def _knowledge_base(writer, bot, *, gallery: bool, preferences: bool, progress):
         _preferences(writer, bot)
 
 
-def _images(writer, bot):
-    writer.open_section("gallery")
+def _images(writer, bot, *, section: bool = True):
+    """The gallery's images, one query each (an image may weigh megabytes); inside a knowledge base
+    they form its gallery section, in a gallery file they sit under the root."""
+    if section:
+        writer.open_section("gallery")
     images = sorted(GalleryImage.objects.filter(bot=bot).values_list("id", "name", "media_type"), key=lambda i: i[1:])
     for image_id, name, media_type in images:
         content = GalleryImage.objects.filter(pk=image_id).values_list("content", flat=True).first()
         writer.image(records.Image(name, media_type, bytes(content or b"")))
         yield
-    writer.close_section()
+    if section:
+        writer.close_section()
 
 
 def _preferences(writer, bot):

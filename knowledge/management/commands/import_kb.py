@@ -1,0 +1,51 @@
+"""`manage.py import_kb BOT FILE`: replace a bot's knowledge base with an XML file, with the same
+checks as the import servlet (size limit, hostile XML, schema, references, one transaction)."""
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from bots.servlet.errors import ServletError
+from knowledge.exchange import import_knowledge_base
+from knowledge.exchange.bots import find_bot
+from knowledge.exchange.progress import ProgressBar, Unended
+
+
+class Command(BaseCommand):
+    help = "Import an XML knowledge base file into a bot, replacing its knowledge base."
+
+    def add_arguments(self, parser):
+        parser.add_argument("bot", help="The bot: its UUID or its exact name.")
+        parser.add_argument("file", help="The XML file (knowledge base, or bot data with --bot-data).")
+        parser.add_argument(
+            "--max-bytes",
+            type=int,
+            default=None,
+            help="Refuse larger files (default: KB_UPLOAD_MAX_BYTES, as the servlet; 0: no limit).",
+        )
+        parser.add_argument("--bot-data", action="store_true", help="Import the file's preferences too.")
+        parser.add_argument("--progress", action="store_true", help="Show the progress bar even off a terminal.")
+
+    def handle(self, *args, bot, file, max_bytes=None, bot_data=False, progress=False, **options):
+        target = find_bot(bot)
+        path = Path(file)
+        if not path.is_file():
+            raise CommandError(f"No file at {path}.")
+        size = path.stat().st_size
+        limit = settings.KB_UPLOAD_MAX_BYTES if max_bytes is None else max_bytes
+        if limit and size > limit:
+            raise CommandError(f"{path} is {size} bytes, over the limit of {limit} (raise it with --max-bytes).")
+        bar = ProgressBar(
+            Unended(self.stderr), size, enabled=options["verbosity"] > 0 and (progress or self.stderr.isatty())
+        )
+        try:
+            report = import_knowledge_base(
+                target, path, preferences=bot_data, progress=lambda phase, done: bar.update(done, phase)
+            )
+        except ServletError as error:
+            bar.finish()
+            raise CommandError(f"{path}: {error.message} Nothing was changed.") from None
+        bar.finish()
+        self.stdout.write(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
