@@ -36,11 +36,11 @@ class Calibration:
 # See bench/MATCHING.md for how they were chosen.
 TUNED = {
     "lexical": Thresholds(direct=0.65, reword=0.05, margin=0.0, window=0.3),
-    "embeddings": Thresholds(direct=0.525, reword=0.25, margin=0.0, window=0.3),
+    "embeddings": Thresholds(direct=0.725, reword=0.55, margin=0.0, window=0.3),
 }
 CALIBRATION = {
     "lexical": Calibration(share=3.92, similarity=3.49, bias=-4.33),
-    "embeddings": Calibration(share=7.83, similarity=2.74, bias=-5.34),
+    "embeddings": Calibration(share=5.52, similarity=3.34, bias=-5.72),
 }
 
 

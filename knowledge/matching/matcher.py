@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -12,7 +13,7 @@ from .decide import CALIBRATION, TUNED, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
 from .normalise import normalise
-from .scoring import LinearClassifier, sigmoid, softmax, topk_mean, zscore
+from .scoring import LinearClassifier, SoftmaxRegression, TopK, sigmoid, softmax, zscore
 from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
 
 Allowed = None | set[int] | frozenset[int] | Callable[[int], bool]
@@ -36,11 +37,17 @@ class MatcherConfig:
     max_input_chars: int = 600
     max_group_variants: int = 256
     # Fusion of the ranking evidence (z-scores over the allowed items), set on the benchmark's held-out part.
-    classifier_weight: float = 1.0
+    classifier_weight: float = 2.0
     knn_weight: float = 1.0
-    lexical_weight: float = 0.15
+    lexical_weight: float = 0.3
     # LDA shrinkage towards a spherical covariance: more helps with few formulations per item.
     shrinkage: float = 0.5
+    # The softmax regression replaces the LDA once trained: synchronously when its cost (multiply-adds) is
+    # under `sync_training_cost` (about 0.1 s here), else in a background thread (the LDA serves meanwhile);
+    # never above `max_training_cost` (minutes of CPU), where the LDA stays.
+    refine_classifier: bool = True
+    sync_training_cost: float = 2e9
+    max_training_cost: float = 2e12
 
     @property
     def mode(self) -> str:
@@ -72,7 +79,9 @@ class Matcher:
         self.lexical: LexicalIndex | None = None
         self.vectors: np.ndarray | None = None  # entry vectors, float32, L2-normalised per model
         self.n_parts = 1  # models in a vector (USE, + MiniLM for English): cosines are averaged over them
-        self.classifier: LinearClassifier | None = None
+        self.classifier: LinearClassifier | SoftmaxRegression | None = None
+        self.ready = threading.Event()  # set once the final classifier is in place
+        self._trainer: threading.Thread | None = None
         self.calibration = CALIBRATION[config.mode]
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self._item_index: dict[int, int] = {}
@@ -109,14 +118,40 @@ class Matcher:
         m.item_ids = np.asarray(item_ids, dtype=np.int64)
         m.item_starts = np.asarray(item_starts, dtype=np.int64)
         m._item_index = {int(x): i for i, x in enumerate(item_ids)}
+        m.topk = TopK(m.row_item, m.item_starts, len(row_text))
         m.lexical = LexicalIndex(row_text, language, spelling=config.spelling, row_item=m.row_item)
         if config.use_embeddings and m.entries:
             m._load_vectors()
             if len(item_ids) > 1:
-                m.classifier = LinearClassifier(
-                    m.vectors, entry_item.astype(np.int64), len(item_ids), shrinkage=config.shrinkage
-                )
+                labels = entry_item.astype(np.int64)
+                m.classifier = LinearClassifier(m.vectors, labels, len(item_ids), shrinkage=config.shrinkage)
+                m._refine(labels, len(item_ids))
+        if m._trainer is None:
+            m.ready.set()
         return m
+
+    def _refine(self, labels: np.ndarray, n_items: int) -> None:
+        cfg = self.config
+        cost = SoftmaxRegression.cost(len(labels), self.vectors.shape[1], n_items)
+        if not cfg.refine_classifier or cost > cfg.max_training_cost:
+            return
+
+        def train() -> None:
+            try:
+                # One attribute assignment: a concurrent match() sees either classifier, never half of one.
+                self.classifier = SoftmaxRegression(self.vectors, labels, n_items)
+            finally:
+                self.ready.set()
+
+        if cost <= cfg.sync_training_cost:
+            train()
+        else:
+            self._trainer = threading.Thread(target=train, name="matcher-classifier", daemon=True)
+            self._trainer.start()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until the final classifier is trained (immediate unless it trains in the background)."""
+        return self.ready.wait(timeout)
 
     def _load_vectors(self) -> None:
         both = embeddings.uses_minilm(self.language)
@@ -162,33 +197,43 @@ class Matcher:
         scores[similarity <= 0.0] = 0.0
         return scores, rows
 
-    def evidence(self, text: str, mask: np.ndarray | None = None):
-        """(share, similarity, rows, mask): each item's share of the fused ranking evidence among the allowed
-        items (softmax, sums to 1), its absolute similarity (best formulation), and per-row scores."""
-        n_items = len(self.item_ids)
-        if mask is None:
-            mask = np.ones(n_items, dtype=bool)
+    def components(self, text: str) -> dict[str, np.ndarray]:
+        """The raw evidence per item: lexical top-3 mean and centroid cosine, and with embeddings the
+        top-3 mean cosine and the classifier's logits; plus `similarity` (best formulation) and `rows`."""
         text = text[: self.config.max_input_chars]
-        cfg = self.config
         lex_rows, lex_centroid = self.lexical.scores(self.lexical.analyse(text))
-        lex_top = topk_mean(lex_rows, self.row_item, self.item_starts)
-        lex_best = np.maximum.reduceat(lex_rows, self.item_starts)
+        out = {"lex_top": self.topk.mean(lex_rows), "lex_centroid": lex_centroid}
         if self.vectors is None:
-            fused = zscore(lex_top, mask) + zscore(lex_centroid, mask)
-            similarity = lex_best
-            rows = lex_rows
+            out["rows"] = lex_rows
         else:
             q = embeddings.encode([text], self.language)[0]
             emb_rows = (np.clip(self.vectors @ q, 0.0, None) / self.n_parts)[self.row_entry]
-            emb_top = topk_mean(emb_rows, self.row_item, self.item_starts)
-            fused = cfg.knn_weight * zscore(emb_top, mask) + cfg.lexical_weight * 0.5 * (
-                zscore(lex_top, mask) + zscore(lex_centroid, mask)
-            )
-            if self.classifier is not None:
-                fused += cfg.classifier_weight * zscore(self.classifier.logits(q), mask)
-            rows = (0.75 * emb_rows + 0.25 * lex_rows).astype(np.float32)
-            similarity = np.maximum.reduceat(rows, self.item_starts)
-        return softmax(fused, mask), similarity, rows, mask
+            out["emb_top"] = self.topk.mean(emb_rows)
+            classifier = self.classifier  # read once: the background trainer may swap it
+            if classifier is not None:
+                out["classifier"] = classifier.logits(q)
+            out["rows"] = (0.75 * emb_rows + 0.25 * lex_rows).astype(np.float32)
+        out["similarity"] = np.maximum.reduceat(out["rows"], self.item_starts)
+        return out
+
+    def fuse(self, parts: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        """Weighted sum of z-scores (over the items of `mask`) of the ranking evidence."""
+        cfg = self.config
+        lexical = zscore(parts["lex_top"], mask) + zscore(parts["lex_centroid"], mask)
+        if "emb_top" not in parts:
+            return lexical
+        fused = cfg.knn_weight * zscore(parts["emb_top"], mask) + cfg.lexical_weight * 0.5 * lexical
+        if "classifier" in parts:
+            fused += cfg.classifier_weight * zscore(parts["classifier"], mask)
+        return fused
+
+    def evidence(self, text: str, mask: np.ndarray | None = None):
+        """(share, similarity, rows, mask): each item's share of the fused ranking evidence among the
+        items of `mask` (softmax, sums to 1), its absolute similarity (best formulation), per-row scores."""
+        if mask is None:
+            mask = np.ones(len(self.item_ids), dtype=bool)
+        parts = self.components(text)
+        return softmax(self.fuse(parts, mask), mask), parts["similarity"], parts["rows"], mask
 
     def _mask(self, allowed: Allowed) -> np.ndarray | None:
         if allowed is None:

