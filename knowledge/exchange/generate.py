@@ -43,17 +43,18 @@ def generated_records(
     for root in range(roots):
         root_id = len(tag_ids) + 1
         tag_ids.append(root_id)
-        yield "tags", records.Tag(root_id, f"Thème {root + 1}", None, 0)
+        # Zero-padded names: the file lists sibling tags by name, as an export does.
+        yield "tags", records.Tag(root_id, f"Thème {root + 1:03d}", None, 0)
         for child in children_of[root]:
             tag_ids.append(len(tag_ids) + 1)
-            yield "tags", records.Tag(tag_ids[-1], f"Thème {root + 1}.{child + 1}", root_id, 1)
+            yield "tags", records.Tag(tag_ids[-1], f"Thème {root + 1:03d}.{child + 1:04d}", root_id, 1)
     for index in range(groups):
         members = [_sentence(rng, WORDS, 1, 3) for _ in range(rng.randint(2, 6))]
         if index and index % 10 == 0:
-            members.append(f"{{groupe {index - 1}}}")
+            members.append(f"{{groupe {index - 1:04d}}}")
         yield (
             "groups",
-            records.MatchingGroup(str(uuid.UUID(int=rng.getrandbits(128))), f"groupe {index}", "Bench", members),
+            records.MatchingGroup(str(uuid.UUID(int=rng.getrandbits(128))), f"groupe {index:04d}", "Bench", members),
         )
     french = max(1, formulations_per_item - formulations_per_item * 2 // 5)
     english = formulations_per_item - french
@@ -73,8 +74,9 @@ def generated_records(
                 direct_access=member > 0 and rng.random() < 0.3,
                 depth=0 if member == 0 else 1,
             )
-            item.formulations = [("fr", _sentence(rng, WORDS, 3, 9), rng.random() < 0.8) for _ in range(french)]
-            item.formulations += [("en", _sentence(rng, ENGLISH, 3, 9), rng.random() < 0.8) for _ in range(english)]
+            # Languages in code order, as an export lists them.
+            item.formulations = [("en", _sentence(rng, ENGLISH, 3, 9), rng.random() < 0.8) for _ in range(english)]
+            item.formulations += [("fr", _sentence(rng, WORDS, 3, 9), rng.random() < 0.8) for _ in range(french)]
             item.answers = [
                 records.Answer("en", "Defaut", f"<p>{_sentence(rng, ENGLISH, 10, 30)}</p>"),
                 records.Answer("fr", "Defaut", f"<p>{_sentence(rng, WORDS, 10, 30)}</p>", ask_feedback=True),

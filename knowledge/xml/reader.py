@@ -15,6 +15,7 @@ are skipped and only records come out.
 """
 
 import base64
+import binascii
 import re
 from array import array
 from collections import Counter
@@ -178,6 +179,8 @@ class KnowledgeBaseReader:
         self._stream = stream
         try:
             yield from self._read(stream)
+            if self.progress is not None:
+                self.progress(stream.seek(0, 2))
         except etree.XMLSyntaxError as error:
             raise self._malformed(error) from None
         finally:
@@ -533,10 +536,13 @@ class KnowledgeBaseReader:
         name = element.get("name", "")
         if self.validate:
             self._unique("image", name, element, f"Two images are named '{name}'.", "name")
-        content = b"".join(
-            base64.b64decode("".join((data.text or "").split())) for data in element.iterchildren("data")
-        )
-        return Image(name=name, media_type=element.get("mediaType", ""), content=content)
+        pieces = []
+        for data in element.iterchildren("data"):
+            try:
+                pieces.append(base64.b64decode("".join((data.text or "").split()), validate=True))
+            except binascii.Error as error:
+                raise self._error(errors.INVALID_VALUE, f"The image data is not base64: {error}.", data) from None
+        return Image(name=name, media_type=element.get("mediaType", ""), content=b"".join(pieces))
 
     def _read_preference(self, element, unit) -> Preference:
         name = element.get("name", "")
