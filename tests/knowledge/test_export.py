@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.db import connection
+from django.core.signals import request_finished
+from django.db import close_old_connections, connection
 from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -118,16 +119,20 @@ def test_one_export_at_a_time_per_user(client, rich_bot, personas):
     assert "one export at a time" in second.json()["error"]
     # Another user is not held back.
     assert download(client.get(url(rich_bot), HTTP_AUTHORIZATION=personas.bob.token))
-    # Once the first download ends, the slot is free again.
+    # Once the first download ends (the test client closes the response then), the slot is free again.
     download(running)
-    running.close()
     assert download(client.get(url(rich_bot), HTTP_AUTHORIZATION=personas.alice.token))
 
 
 def test_the_slot_is_freed_when_the_client_goes_away(client, rich_bot, personas):
     response = client.get(url(rich_bot), HTTP_AUTHORIZATION=personas.alice.token)
     next(iter(response.streaming_content))  # the client reads a little, then disconnects
-    response.close()
+    # What a server does then; the test database connection must stay open, as the test client keeps it.
+    request_finished.disconnect(close_old_connections)
+    try:
+        response.close()
+    finally:
+        request_finished.connect(close_old_connections)
     assert ExportSlot(personas.alice.user.pk).acquire()
 
 
