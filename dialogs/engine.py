@@ -88,14 +88,14 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
     snapshot = snapshot_for(bot)
     dialog = contexts.active_dialog(bot, request.context_id, now)
     if dialog is None:
-        dialog = _open(bot, request, snapshot, now)
+        dialog = open_dialog(bot, request, snapshot, now)
     dialog.bot = bot  # already loaded: spares a query when the bot's settings are read
     _apply_request(dialog, request, snapshot)
 
     text = request.user_input.strip()
     if text == "#reset#":
         contexts.archive_dialog(dialog, now)
-        dialog = _open(bot, request, snapshot, now)
+        dialog = open_dialog(bot, request, snapshot, now)
         _apply_request(dialog, request, snapshot)
         answer = _welcome(snapshot, dialog)
     elif text == "#welcome#":
@@ -153,7 +153,9 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
     )
 
 
-def _open(bot, request: TalkRequest, snapshot: Snapshot, now) -> Dialog:
+def open_dialog(bot, request: TalkRequest, snapshot: Snapshot | None = None, now=None) -> Dialog:
+    """A new dialog with what the request says of the visitor (the talk and context calls)."""
+    snapshot = snapshot or snapshot_for(bot)
     return contexts.open_dialog(
         bot,
         now,

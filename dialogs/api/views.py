@@ -19,7 +19,7 @@ from knowledge.search import suggestions
 from knowledge.snapshot import snapshot_for
 
 from .. import contexts, feedback
-from ..engine import talk
+from ..engine import open_dialog, talk
 from ..history import history_values
 from ..models import ClientError, Dialog, GdprRequest, Visit
 from ..requests import talk_request_from_params
@@ -224,22 +224,8 @@ class ContextView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
         params = self.params(request)
-        snapshot = snapshot_for(bot)
-        space_id = snapshot.space_id(params.text("space")) or snapshot.default_space_id
-        dialog = contexts.open_dialog(
-            bot,
-            client_id=params.text("clientId", max_length=100),
-            language=_language(bot, snapshot, params.text("language")),
-            space=snapshot.space_names.get(space_id, ""),
-            browser=params.text("browser", max_length=200),
-            os=params.text("os", max_length=200),
-            context_type=params.text("contextType", max_length=20),
-            solution_used=params.text("solutionUsed", max_length=20),
-            already_came=params.boolean("alreadyCame"),
-            qualification_mode=params.boolean("qualificationMode"),
-        )
-        params.boolean("disableLanguageDetection")  # validated like every boolean
-        params.boolean("pureLiveChat")
+        dialog = open_dialog(bot, talk_request_from_params(params))
+        params.boolean("pureLiveChat")  # validated like every boolean
         # servlet-api.md answers script text; the chatbox's own code expects JSON: Accept decides.
         if "javascript" in request.headers.get("Accept", ""):
             return script(f"console.log({json.dumps(str(dialog.uuid))});")
