@@ -27,6 +27,7 @@ from ..signals import bump_knowledge_version
 from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
+from . import vectors
 from .deleting import delete_gallery, delete_knowledge
 from .preferences import set_preference
 from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
@@ -74,10 +75,13 @@ def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progre
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
         loader = _Loader(bot, summary, source, preferences=preferences, user=user)
+        vectors_kept = loader.item_ids is None and vectors.stash(bot)
         delete_knowledge(bot, gallery="gallery" in summary.sections)
         for record in KnowledgeBaseReader(source, validate=False, progress=_phase(progress, "importing")):
             loader.add(record)
         loader.finish()
+        if vectors_kept:
+            vectors.restore()
         bump_knowledge_version(bot.pk)
     refresh_statistics()
     return ImportReport(

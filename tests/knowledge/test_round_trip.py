@@ -121,3 +121,20 @@ def test_a_new_item_after_an_import_gets_a_free_id(rich_bot):
     tag = Tag.objects.create(bot=rich_bot, name="After the import")
     assert created.pk not in kept and created.pk > max(kept)
     assert tag.pk
+
+
+def test_a_re_import_keeps_the_vectors_of_unchanged_formulations(rich_bot):
+    # The file does not carry vectors; recomputing them for a large bot would take minutes.
+    for formulation in Formulation.objects.filter(item__bot=rich_bot):
+        Formulation.objects.filter(pk=formulation.pk).update(vector=f"vector of {formulation.text}".encode())
+    document = b"".join(export_knowledge_base(rich_bot))
+    changed = document.replace(b">une SARL<", b">une SAS<")
+    import_knowledge_base(rich_bot, io.BytesIO(changed))
+    vectors = {f.text: f.vector and bytes(f.vector) for f in Formulation.objects.filter(item__bot=rich_bot)}
+    assert vectors["une SAS"] is None  # changed text: matching computes it again
+    assert vectors["pour moi"] == b"vector of pour moi"
+    assert all(vector == f"vector of {text}".encode() for text, vector in vectors.items() if text != "une SAS")
+    # Into another bot (fresh ids) nothing is carried over.
+    copy = Bot.objects.create(name="Copy")
+    import_knowledge_base(copy, io.BytesIO(document))
+    assert not Formulation.objects.filter(item__bot=copy, vector__isnull=False).exists()
