@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import ProtectedError, RestrictedError
 from django.utils import timezone
 
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, BotLanguage, Space
@@ -28,7 +29,7 @@ from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
 from . import vectors
-from .deleting import delete_gallery, delete_knowledge
+from .deleting import StillReferenced, delete_gallery, delete_knowledge
 from .preferences import set_preference
 from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
 
@@ -243,10 +244,10 @@ class _Loader:
 
     def _SectionEnd(self, record: SectionEnd):
         if record.name == "languages":
-            BotLanguage.objects.filter(bot=self.bot).exclude(code__in=self.languages).delete()
+            _delete(BotLanguage.objects.filter(bot=self.bot).exclude(code__in=self.languages), "languages")
         elif record.name == "spaces":
-            keep = {name.lower() for name in self.space_names}
-            Space.objects.filter(bot=self.bot).exclude(pk__in=[self.spaces[name] for name in keep]).delete()
+            keep = [self.spaces[name.lower()] for name in self.space_names]
+            _delete(Space.objects.filter(bot=self.bot).exclude(pk__in=keep), "spaces")
 
     def _existing_spaces(self) -> dict[str, int]:
         spaces = {
@@ -357,6 +358,16 @@ class _Loader:
         # A preference naming one of the file's matching groups follows it to its new uuid.
         value = record.value.strip().lower()
         return self.group_uuids.get(value, record.value)
+
+
+def _delete(queryset, what: str):
+    """Spaces and languages the file drops; refused (409) while another app's rows still need them."""
+    try:
+        queryset.delete()
+    except (ProtectedError, RestrictedError) as error:
+        objects = getattr(error, "protected_objects", None) or getattr(error, "restricted_objects", ())
+        names = ", ".join(sorted({str(obj) for obj in objects})[:5])
+        raise StillReferenced(f"The file drops {what} that are still in use ({names}); nothing was changed.") from None
 
 
 def _uuids_taken_elsewhere(uuids: list[str], bot: Bot) -> set[str]:
