@@ -612,9 +612,8 @@ class KnowledgeBaseReader:
         reason = entry.message
         found = located if located is not None else self._element_at(element, entry.path)
         attribute = _ATTRIBUTE_IN_MESSAGE.search(reason)
-        line = entry.line or (found.sourceline if found is not None else None)
         raise self._error(
-            errors.SCHEMA, reason, found, attribute.group(1) if attribute else None, line=line or found.sourceline
+            errors.SCHEMA, reason, found, attribute.group(1) if attribute else None, line=entry.line or found.sourceline
         )
 
     @staticmethod
