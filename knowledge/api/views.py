@@ -7,12 +7,13 @@ bot, 403 for a bot of another account or a role that may not, 400 for a bad path
 """
 
 import re
+import unicodedata
+from urllib.parse import quote
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 from django.utils import timezone
-from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from accounts.permissions import authenticate_request, authorize
@@ -64,12 +65,23 @@ def download_name(bot, what: str) -> str:
     return f"{safe} - {what} - {timezone.localdate().isoformat()}.xml"
 
 
+def attachment(filename: str) -> str:
+    """A download name every client reads: plain ASCII (accents dropped, other signs as "-"), and
+    the exact UTF-8 name for the clients that can."""
+    plain = "".join(
+        char if char.isascii() else "" if unicodedata.combining(char) else "-"
+        for char in unicodedata.normalize("NFKD", filename)
+    )
+    plain = " ".join(plain.replace('"', "'").replace("\\", "-").split())
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
 def file_response(request, chunks, filename: str) -> StreamingHttpResponse:
     """A download streamed as it is produced. Under ASGI each chunk is made in the request's own
     thread (Django would otherwise gather a synchronous stream in memory first)."""
     asgi = isinstance(getattr(request, "_request", request), ASGIRequest)
     response = StreamingHttpResponse(AsyncChunks(chunks) if asgi else chunks, content_type=XML)
-    response["Content-Disposition"] = content_disposition_header(True, filename)
+    response["Content-Disposition"] = attachment(filename)
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

@@ -37,9 +37,11 @@ def test_the_export_is_an_xml_download_named_after_the_bot_and_the_date(client, 
     response = client.get(url(rich_bot), HTTP_AUTHORIZATION=personas.alice.token)
     content = download(response)
     assert response["Content-Type"] == "application/xml; charset=utf-8"
-    disposition = response["Content-Disposition"]
-    assert disposition.startswith("attachment; filename=")
-    assert f"Rich bot - knowledge base - {timezone.localdate().isoformat()}.xml" in disposition
+    today = timezone.localdate().isoformat()
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="Rich bot - knowledge base - {today}.xml"; '
+        f"filename*=UTF-8''Rich%20bot%20-%20knowledge%20base%20-%20{today}.xml"
+    )
     assert content.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n<knowledgeBase formatVersion="1"')
 
 
@@ -78,6 +80,16 @@ def test_the_export_validates_against_the_schema_and_holds_everything(client, ri
     assert document.find("preferences") is None  # preferences travel in bot data files only
     # The formulations' computed vectors stay in the database.
     assert b"vector" not in etree.tostring(document)
+
+
+def test_a_bot_name_beyond_ascii_gets_both_download_names(client, demo_bot, personas):
+    response = client.get(url(demo_bot, "true"), HTTP_AUTHORIZATION=personas.alice.token)
+    today = timezone.localdate().isoformat()
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="Clara - Banque Exemple - knowledge base - {today}.xml"; '
+        f"filename*=UTF-8''Clara%20%E2%80%94%20Banque%20Exemple%20-%20knowledge%20base%20-%20{today}.xml"
+    )
+    download(response)
 
 
 def test_exclude_gallery_content_leaves_the_images_out(client, rich_bot, personas):
