@@ -31,7 +31,7 @@ from knowledge.matching import (
     embed_formulations,
 )
 from knowledge.matching import embeddings as emb
-from knowledge.matching.decide import DIRECT, REWORD, Thresholds
+from knowledge.matching.decide import DIRECT, REWORD, Fusion, Thresholds
 from knowledge.matching.scoring import softmax
 
 CONFIGS = {"default": True, "lexical": False}
@@ -136,9 +136,12 @@ def synthetic(train, size, seed=0):
     """`size` formulations: the train split, then variations of it (a word dropped, swapped, replaced or added)."""
     rng = random.Random(seed)
     vocab = sorted({w for t, _ in train for w in t.lower().split()})
+    order = list(range(len(train)))
+    random.Random(seed).shuffle(order)  # so that 1k formulations already cover every item
     out = []
     for i in range(size):
-        text, cat = train[i % len(train)]
+        base = order[i % len(train)]
+        text, cat = train[base]
         rep = i // len(train)
         if rep:
             words = text.split()
@@ -155,7 +158,7 @@ def synthetic(train, size, seed=0):
                 else:
                     words.insert(j, rng.choice(vocab))
             text = " ".join(words)
-        out.append((text, f"{cat}#{rep}"))  # each replicate is its own item: item count grows with size
+        out.append((text, f"{cat}#{rep}", base))  # each replicate is its own item: item count grows with size
     return out
 
 
@@ -166,7 +169,8 @@ def run_scaling(train, test, configs, base_vectors):
     for cname in configs:
         use = CONFIGS[cname]
         for size in (1_000, 10_000, 100_000):
-            rows = synthetic(train, size)
+            synth = synthetic(train, size)
+            rows = [(t, c) for t, c, _ in synth]
             cats = sorted({c for _, c in rows})
             cat_index = {c: i for i, c in enumerate(cats)}
             vectors = None
@@ -174,11 +178,13 @@ def run_scaling(train, test, configs, base_vectors):
                 # Stored vectors for variations: the base text's vector plus noise (cosine about 0.9), so that the
                 # scaling run measures index size and speed without spending minutes embedding 100k texts.
                 vectors = []
-                for i in range(size):
-                    v = emb.from_bytes(base_vectors[i % len(train)])
+                for i, (_, _, base) in enumerate(synth):
+                    v = emb.from_bytes(base_vectors[base], "en")
                     if i >= len(train):
                         v = v + rng.normal(0, 0.02, v.shape).astype(np.float32)
-                        v /= np.linalg.norm(v)
+                        for part in np.split(v, [emb.USE_DIM]):  # each model's part stays a unit vector
+                            if part.size:
+                                part /= np.linalg.norm(part)
                     vectors.append(emb.to_bytes(v))
             m, secs, mem, ready = build(list(enumerate(rows)), cat_index, use, vectors)
             lat = []
@@ -192,7 +198,7 @@ def run_scaling(train, test, configs, base_vectors):
                 f"p99 {percentile(lat, 99):.2f} ms  build (stored vectors) {secs:.2f} s, classifier final "
                 f"after {ready:.2f} s{extra}"
             )
-            del m, rows, vectors
+            del m, rows, vectors, synth
 
 
 def tune(train, vectors, configs, seed=0):
@@ -228,25 +234,27 @@ def tune(train, vectors, configs, seed=0):
             rows = [(i, train[i]) for i in sorted(kb)]
             m, _, _, _ = build(rows, cat_index, use, vectors if use else None)
             runs.append((m, [(m.components(train[qi][0]), cat_index[cat] if cat else -1) for qi, cat in questions]))
+        # Fusion weights per regime: the best top-1 on in-scope held-out questions, "many" on the 80% knowledge
+        # base, "few" on the 5-per-item one (see decide.FUSION).
         if use:
-            # Fusion weights: the best mean top-1 over both knowledge bases, on in-scope held-out questions.
-            grid = [(c, k, lx) for c in (0.5, 1.0, 2.0) for k in (0.5, 1.0) for lx in (0.0, 0.15, 0.3)]
+            grid = [
+                Fusion(c, k, lx, ce)
+                for c in (1.0, 2.0, 3.0)
+                for k in (0.5, 1.0)
+                for lx in (0.0, 0.15, 0.3)
+                for ce in (1.0, 2.0)
+            ]
+        else:
+            grid = [Fusion(0.0, 0.0, 1.0, ce) for ce in (0.25, 0.5, 1.0, 2.0, 4.0)]
+        for (m, qs), regime in zip(runs, ("many", "few"), strict=True):
+            mask = np.ones(len(m.item_ids), dtype=bool)
             scored = []
-            for c, k, lx in grid:
-                accs = []
-                for m, qs in runs:
-                    m.config.classifier_weight, m.config.knn_weight, m.config.lexical_weight = c, k, lx
-                    mask = np.ones(len(m.item_ids), dtype=bool)
-                    ok = [int(m.item_ids[np.argmax(m.fuse(p, mask))]) == g for p, g in qs if g >= 0]
-                    accs.append(float(np.mean(ok)))
-                scored.append((float(np.mean(accs)), c, k, lx, accs))
-            _, c, k, lx, accs = max(scored)
-            print(
-                f"  {cname}: fusion classifier={c} knn={k} lexical={lx} "
-                f"(held-out top-1 {accs[0]:.3f} full-80%, {accs[1]:.3f} 5/item)"
-            )
-            for m, _ in runs:
-                m.config.classifier_weight, m.config.knn_weight, m.config.lexical_weight = c, k, lx
+            for fusion in grid:
+                m.fusion = fusion
+                ok = [int(m.item_ids[np.argmax(m.fuse(p, mask))]) == g for p, g in qs if g >= 0]
+                scored.append((float(np.mean(ok)), fusion))
+            acc, m.fusion = max(scored, key=lambda x: x[0])
+            print(f"  {cname} {regime}: {m.fusion} (held-out top-1 {acc:.3f})")
         feats, labels, cands = [], [], []
         for m, qs in runs:
             mask = np.ones(len(m.item_ids), dtype=bool)

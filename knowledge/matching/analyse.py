@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .normalise import normalise
 from .spelling import SpellIndex
@@ -26,11 +27,15 @@ def content_words(text: str, language: str) -> list[str]:
     return kept or words
 
 
-def index_terms(text: str, language: str) -> tuple[list[str], list[str]]:
-    """(surface words, terms) of a formulation: terms are stems plus bigrams of adjacent stems."""
+@lru_cache(maxsize=100_000)
+def index_terms(text: str, language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(surface words, terms) of a formulation: terms are stems plus bigrams of adjacent stems.
+
+    Cached: rebuilding an index after one edit re-analyses only the formulations that changed.
+    """
     words = content_words(text, language)
     stems = [stem(w, language) for w in words]
-    return words, stems + _bigrams(stems)
+    return tuple(words), tuple(stems + _bigrams(stems))
 
 
 def _bigrams(stems: list[str]) -> list[str]:

@@ -35,12 +35,34 @@ class Calibration:
 # Set by bench/matching.py (`--tune`) on a held-out part of BANKING77's train split, never on its test split.
 # See bench/MATCHING.md for how they were chosen.
 TUNED = {
-    "lexical": Thresholds(direct=0.65, reword=0.05, margin=0.0, window=0.3),
-    "embeddings": Thresholds(direct=0.725, reword=0.55, margin=0.0, window=0.3),
+    "lexical": Thresholds(direct=0.675, reword=0.05, margin=0.0, window=0.3),
+    "embeddings": Thresholds(direct=0.60, reword=0.25, margin=0.0, window=0.3),
+}
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Weights of the z-scored ranking evidence: the per-bot classifier, the embeddings' top-3 mean, the
+    lexical part, and inside the lexical part the TF-IDF item centroid against the top-3 formulations."""
+
+    classifier: float
+    knn: float
+    lexical: float
+    centroid: float
+
+
+# Per configuration and per regime: "few" when the median item has at most MatcherConfig.few_shot_limit
+# formulations, "many" otherwise (with few formulations, item centroids and the classifier generalise
+# better than the nearest formulations). Chosen by bench/matching.py --tune on held-out train data.
+FUSION = {
+    ("embeddings", "many"): Fusion(classifier=1.0, knn=0.5, lexical=0.0, centroid=1.0),
+    ("embeddings", "few"): Fusion(classifier=3.0, knn=0.5, lexical=0.15, centroid=1.0),
+    ("lexical", "many"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=0.5),
+    ("lexical", "few"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=4.0),
 }
 CALIBRATION = {
-    "lexical": Calibration(share=3.92, similarity=3.49, bias=-4.33),
-    "embeddings": Calibration(share=5.52, similarity=3.34, bias=-5.72),
+    "lexical": Calibration(share=6.18, similarity=2.79, bias=-4.03),
+    "embeddings": Calibration(share=5.34, similarity=6.34, bias=-6.94),
 }
 
 

@@ -21,42 +21,41 @@ class LexicalIndex:
         self.language = language
         self.n_rows = len(texts)
         words: set[str] = set()
-        row_terms: list[Counter[str]] = []
-        for text in texts:
+        term_id: dict[str, int] = {}
+        flat_terms: list[int] = []
+        flat_rows: list[int] = []
+        flat_tf: list[int] = []
+        for row, text in enumerate(texts):
             w, terms = index_terms(text, language)
             words.update(w)
-            row_terms.append(Counter(terms))
-        df: Counter[str] = Counter()
-        for terms in row_terms:
-            df.update(terms.keys())
+            for t, c in Counter(terms).items():
+                flat_terms.append(term_id.setdefault(t, len(term_id)))
+                flat_rows.append(row)
+                flat_tf.append(c)
+        terms_list = list(term_id)
         n = max(self.n_rows, 1)
-        self.idf = {t: math.log(1.0 + n / c) for t, c in df.items()}
+        tid = np.asarray(flat_terms, dtype=np.int64)
+        rows = np.asarray(flat_rows, dtype=np.int64)
+        df = np.bincount(tid, minlength=len(terms_list)).astype(np.float64)
+        idf = np.log1p(n / np.maximum(df, 1))
+        self.idf = dict(zip(terms_list, idf.tolist(), strict=True))
         # An unseen word weighs as much as the rarest known one: it is evidence against every row.
         self.unknown_idf = math.log(1.0 + n)
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        # Item centroids: the sum of an item's unit row vectors, per term (normalised below).
-        centroid: dict[tuple[int, str], float] = {}
-        for row, terms in enumerate(row_terms):
-            weights = {t: self._weight(t, 1.0 + math.log(c)) for t, c in terms.items()}
-            norm = math.sqrt(sum(v * v for v in weights.values())) or 1.0
-            item = int(row_item[row]) if row_item is not None else row
-            for t, v in weights.items():
-                rows, vals = postings.setdefault(t, ([], []))
-                rows.append(row)
-                vals.append(v / norm)
-                centroid[(item, t)] = centroid.get((item, t), 0.0) + v / norm
-        self.postings = _arrays(postings)
-        self.n_items = int(row_item.max()) + 1 if row_item is not None and len(row_item) else self.n_rows
-        item_norm2 = [0.0] * self.n_items
-        for (item, _), v in centroid.items():
-            item_norm2[item] += v * v
-        item_postings: dict[str, tuple[list[int], list[float]]] = {}
-        for (item, t), v in centroid.items():
-            items, vals = item_postings.setdefault(t, ([], []))
-            items.append(item)
-            vals.append(v / math.sqrt(item_norm2[item]))
-        self.item_postings = _arrays(item_postings)
-        stems = {t for t in df if BIGRAM_SEPARATOR not in t}
+        factor = np.array([BIGRAM_FACTOR if BIGRAM_SEPARATOR in t else 1.0 for t in terms_list])
+        weight = (1.0 + np.log(np.asarray(flat_tf, dtype=np.float64))) * idf[tid] * factor[tid]
+        row_norm = np.sqrt(np.bincount(rows, weights=weight * weight, minlength=self.n_rows))
+        vals = weight / np.maximum(row_norm[rows], 1e-12)
+        self.postings = _group(terms_list, tid, rows, vals)
+        # Item centroids: the sum of an item's unit row vectors, per term, normalised.
+        items_of_rows = row_item.astype(np.int64) if row_item is not None else np.arange(self.n_rows)
+        self.n_items = int(items_of_rows.max()) + 1 if len(items_of_rows) else 0
+        n_items = max(self.n_items, 1)
+        keys, inverse = np.unique(tid * n_items + items_of_rows[rows], return_inverse=True)
+        sums = np.bincount(inverse, weights=vals, minlength=len(keys))
+        key_term, key_item = keys // n_items, keys % n_items
+        item_norm = np.sqrt(np.bincount(key_item, weights=sums * sums, minlength=n_items))
+        self.item_postings = _group(terms_list, key_term, key_item, sums / np.maximum(item_norm[key_item], 1e-12))
+        stems = {t for t in terms_list if BIGRAM_SEPARATOR not in t}
         self.analyser = QueryAnalyser(language, words, stems, spelling=spelling)
 
     def _weight(self, term: str, tf: float) -> float:
@@ -86,5 +85,9 @@ class LexicalIndex:
         return out, items
 
 
-def _arrays(postings: dict[str, tuple[list[int], list[float]]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    return {t: (np.asarray(r, dtype=np.int32), np.asarray(v, dtype=np.float32)) for t, (r, v) in postings.items()}
+def _group(terms: list[str], tid: np.ndarray, ids: np.ndarray, vals: np.ndarray) -> dict[str, tuple]:
+    """Postings per term: (ids int32, values float32), from flat (term, id, value) triples."""
+    order = np.lexsort((ids, tid))
+    tid, ids, vals = tid[order], ids[order].astype(np.int32), vals[order].astype(np.float32)
+    bounds = np.searchsorted(tid, np.arange(len(terms) + 1))
+    return {t: (ids[bounds[i] : bounds[i + 1]], vals[bounds[i] : bounds[i + 1]]) for i, t in enumerate(terms)}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import embeddings
-from .decide import CALIBRATION, TUNED, Thresholds, decide
+from .decide import CALIBRATION, FUSION, TUNED, Fusion, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
 from .normalise import normalise
@@ -37,9 +37,12 @@ class MatcherConfig:
     max_input_chars: int = 600
     max_group_variants: int = 256
     # Fusion of the ranking evidence (z-scores over the allowed items), set on the benchmark's held-out part.
-    classifier_weight: float = 2.0
-    knn_weight: float = 1.0
-    lexical_weight: float = 0.3
+    # None: the tuned weights for the configuration and the knowledge base's regime (decide.FUSION).
+    classifier_weight: float | None = None
+    knn_weight: float | None = None
+    lexical_weight: float | None = None
+    centroid_weight: float | None = None
+    few_shot_limit: int = 12
     # LDA shrinkage towards a spherical covariance: more helps with few formulations per item.
     shrinkage: float = 0.5
     # The softmax regression replaces the LDA once trained: synchronously when its cost (multiply-adds) is
@@ -52,6 +55,15 @@ class MatcherConfig:
     @property
     def mode(self) -> str:
         return "embeddings" if self.use_embeddings else "lexical"
+
+    def fusion(self, regime: str) -> Fusion:
+        base = FUSION[(self.mode, regime)]
+        return Fusion(
+            classifier=base.classifier if self.classifier_weight is None else self.classifier_weight,
+            knn=base.knn if self.knn_weight is None else self.knn_weight,
+            lexical=base.lexical if self.lexical_weight is None else self.lexical_weight,
+            centroid=base.centroid if self.centroid_weight is None else self.centroid_weight,
+        )
 
     def thresholds(self) -> Thresholds:
         base = TUNED[self.mode]
@@ -83,6 +95,8 @@ class Matcher:
         self.ready = threading.Event()  # set once the final classifier is in place
         self._trainer: threading.Thread | None = None
         self.calibration = CALIBRATION[config.mode]
+        self.regime = "many"
+        self.fusion = config.fusion(self.regime)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self._item_index: dict[int, int] = {}
 
@@ -118,13 +132,20 @@ class Matcher:
         m.item_ids = np.asarray(item_ids, dtype=np.int64)
         m.item_starts = np.asarray(item_starts, dtype=np.int64)
         m._item_index = {int(x): i for i, x in enumerate(item_ids)}
+        if item_ids:
+            per_item = np.bincount(entry_item, minlength=len(item_ids))
+            m.regime = "few" if float(np.median(per_item)) <= config.few_shot_limit else "many"
+            m.fusion = config.fusion(m.regime)
         m.topk = TopK(m.row_item, m.item_starts, len(row_text))
         m.lexical = LexicalIndex(row_text, language, spelling=config.spelling, row_item=m.row_item)
         if config.use_embeddings and m.entries:
             m._load_vectors()
             if len(item_ids) > 1:
                 labels = entry_item.astype(np.int64)
-                m.classifier = LinearClassifier(m.vectors, labels, len(item_ids), shrinkage=config.shrinkage)
+                cost = SoftmaxRegression.cost(len(labels), m.vectors.shape[1], len(item_ids))
+                if not config.refine_classifier or cost > config.sync_training_cost:
+                    # The LDA serves while the regression trains in the background, or for good when too costly.
+                    m.classifier = LinearClassifier(m.vectors, labels, len(item_ids), shrinkage=config.shrinkage)
                 m._refine(labels, len(item_ids))
         if m._trainer is None:
             m.ready.set()
@@ -218,13 +239,13 @@ class Matcher:
 
     def fuse(self, parts: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """Weighted sum of z-scores (over the items of `mask`) of the ranking evidence."""
-        cfg = self.config
-        lexical = zscore(parts["lex_top"], mask) + zscore(parts["lex_centroid"], mask)
+        f = self.fusion
+        lexical = (zscore(parts["lex_top"], mask) + f.centroid * zscore(parts["lex_centroid"], mask)) / (1 + f.centroid)
         if "emb_top" not in parts:
             return lexical
-        fused = cfg.knn_weight * zscore(parts["emb_top"], mask) + cfg.lexical_weight * 0.5 * lexical
+        fused = f.knn * zscore(parts["emb_top"], mask) + f.lexical * lexical
         if "classifier" in parts:
-            fused += cfg.classifier_weight * zscore(parts["classifier"], mask)
+            fused += f.classifier * zscore(parts["classifier"], mask)
         return fused
 
     def evidence(self, text: str, mask: np.ndarray | None = None):

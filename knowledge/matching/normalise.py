@@ -21,6 +21,8 @@ _STRETCHED = re.compile(r"([a-z])\1{2,}")
 
 def strip_accents(text: str) -> str:
     """Remove diacritics: "éàç" -> "eac"."""
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 

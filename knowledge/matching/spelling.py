@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from .normalise import squeeze
@@ -62,16 +63,25 @@ class SpellIndex:
 
     def __init__(self, words: Iterable[str]):
         self.words = set(words)
-        self._deletes: dict[str, list[str]] = {}
+        self._deletes: dict[str, list[str]] | None = None
         self._squeezed: dict[str, list[str]] = {}
-        for w in self.words:
-            self._squeezed.setdefault(squeeze(w), []).append(w)
-            d = max_edits(len(w))
-            if d == 0:
-                continue
-            for key in _deletes(w, d):
-                self._deletes.setdefault(key, []).append(w)
+        self._lock = threading.Lock()
         self._cache: dict[str, tuple[tuple[str, int], ...]] = {}
+
+    def _tables(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """Deletion and squeeze tables, built on the first unknown word (not at index build: rebuilds stay fast)."""
+        if self._deletes is None:
+            with self._lock:
+                if self._deletes is None:
+                    deletes: dict[str, list[str]] = {}
+                    for w in self.words:
+                        self._squeezed.setdefault(squeeze(w), []).append(w)
+                        d = max_edits(len(w))
+                        if d:
+                            for key in _deletes(w, d):
+                                deletes.setdefault(key, []).append(w)
+                    self._deletes = deletes
+        return self._deletes, self._squeezed
 
     def __contains__(self, word: str) -> bool:
         return word in self.words
@@ -89,7 +99,8 @@ class SpellIndex:
         return result
 
     def _lookup(self, word: str) -> tuple[tuple[str, int], ...]:
-        same = self._squeezed.get(squeeze(word))
+        deletes, squeezed = self._tables()
+        same = squeezed.get(squeeze(word))
         if same:
             return tuple((w, 0) for w in sorted(same))
         budget = max_edits(len(word))
@@ -97,7 +108,7 @@ class SpellIndex:
             return ()
         found: dict[str, int] = {}
         for key in _deletes(word, budget):
-            for w in self._deletes.get(key, ()):
+            for w in deletes.get(key, ()):
                 if w in found:
                     continue
                 limit = min(budget, max_edits(len(w)))

@@ -77,3 +77,14 @@ def test_concurrent_matches_give_the_same_answers(use_embeddings):
     assert [(r.outcome, [c.item_id for c in r.candidates]) for r in together] == [
         (r.outcome, [c.item_id for c in r.candidates]) for r in alone
     ]
+
+
+def test_regime_follows_formulations_per_item():
+    few = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False))
+    assert few.regime == "few"
+    many_entries = [FormulationEntry(i, i % 2, f"phrase numero {i} sur le sujet {i % 2}") for i in range(60)]
+    many = Matcher.build("fr", many_entries, config=MatcherConfig(use_embeddings=False))
+    assert many.regime == "many"
+    assert few.fusion != many.fusion
+    pinned = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False, centroid_weight=0.0))
+    assert pinned.fusion.centroid == 0.0
