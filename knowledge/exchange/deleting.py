@@ -45,11 +45,21 @@ def knowledge_counts(bot, *, gallery: bool) -> dict:
     return counts
 
 
-def delete_knowledge(bot, *, gallery: bool) -> None:
+def delete_knowledge(bot, *, gallery: bool, returning_item_ids=None) -> None:
     """Delete the bot's tags, matching groups, knowledge items (formulations, answers) and global
-    sentences, and its gallery when `gallery`. Call inside a transaction."""
+    sentences, and its gallery when `gallery`. Call inside a transaction.
+
+    `returning_item_ids`: items an import writes back under the same ids before the commit. Other
+    apps' rows keep pointing at them (logged interactions stay counted in top knowledge); the
+    foreign keys are checked at the commit, when the items are back."""
     items = KnowledgeItem.objects.filter(bot=bot)
-    _release(KnowledgeItem, items)
+    if returning_item_ids is None:
+        _release(KnowledgeItem, items)
+    else:
+        returning = set(returning_item_ids)
+        leaving = [pk for pk in items.values_list("pk", flat=True).iterator() if pk not in returning]
+        for start in range(0, len(leaving), 10_000):
+            _release(KnowledgeItem, KnowledgeItem.objects.filter(pk__in=leaving[start : start + 10_000]))
     _release(Formulation, Formulation.objects.filter(item__bot=bot))
     _release(Answer, Answer.objects.filter(item__bot=bot))
     _release(Tag, Tag.objects.filter(bot=bot))

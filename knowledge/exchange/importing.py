@@ -77,7 +77,11 @@ def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progre
         bot = Bot.objects.select_for_update().get(pk=bot.pk)
         loader = _Loader(bot, summary, source, preferences=preferences, user=user)
         vectors_kept = loader.item_ids is None and vectors.stash(bot)
-        delete_knowledge(bot, gallery="gallery" in summary.sections)
+        delete_knowledge(
+            bot,
+            gallery="gallery" in summary.sections,
+            returning_item_ids=summary.item_ids if loader.item_ids is None else None,
+        )
         for record in KnowledgeBaseReader(source, validate=False, progress=_phase(progress, "importing")):
             loader.add(record)
         loader.finish()

@@ -138,3 +138,25 @@ def test_a_re_import_keeps_the_vectors_of_unchanged_formulations(rich_bot):
     copy = Bot.objects.create(name="Copy")
     import_knowledge_base(copy, io.BytesIO(document))
     assert not Formulation.objects.filter(item__bot=copy, vector__isnull=False).exists()
+
+
+def test_a_reimport_that_keeps_the_ids_keeps_the_dialogs_links_and_top_knowledge(client, demo_bot, personas, chatbox):
+    from dialogs.models import Interaction
+
+    chatbox.talk("Comment faire un virement ?")
+    chatbox.talk("Quels sont vos horaires d'ouverture ?")
+    transfer = KnowledgeItem.objects.get(bot=demo_bot, label="Make a transfer")
+    hours = KnowledgeItem.objects.get(bot=demo_bot, label="Opening hours")
+    exported = b"".join(export_knowledge_base(demo_bot, gallery=True))
+    # The file no longer has the opening hours: its interaction is unlinked, the other one stays.
+    without_hours = re.sub(rb'<knowledgeItem id="%d".*?</knowledgeItem>' % hours.pk, b"", exported, flags=re.S)
+    assert without_hours != exported
+    response = upload(
+        client, f"/servlet/api/bot/knowledgebase/import/{demo_bot.uuid}", without_hours, personas.alice.token
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["idsKept"]["knowledgeItems"] is True
+    links = dict(Interaction.objects.values_list("user_input", "knowledge_item_id"))
+    assert links == {"Comment faire un virement ?": transfer.pk, "Quels sont vos horaires d'ouverture ?": None}
+    top = chatbox.values(chatbox.post(f"chat/topknowledge/{chatbox.bot}", {"language": "fr"}))
+    assert '"usage":1' in top["knowledgeArticles"] and "virement" in top["knowledgeArticles"]
