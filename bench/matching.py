@@ -245,7 +245,7 @@ def tune(train, vectors, configs, seed=0):
                 for ce in (1.0, 2.0)
             ]
         else:
-            grid = [Fusion(0.0, 0.0, 1.0, ce) for ce in (0.25, 0.5, 1.0, 2.0, 4.0)]
+            grid = [Fusion(0.0, 0.0, 1.0, ce) for ce in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)]
         for (m, qs), regime in zip(runs, ("many", "few"), strict=True):
             mask = np.ones(len(m.item_ids), dtype=bool)
             scored = []

@@ -58,10 +58,10 @@ FUSION = {
     ("embeddings", "many"): Fusion(classifier=1.0, knn=0.5, lexical=0.0, centroid=1.0),
     ("embeddings", "few"): Fusion(classifier=3.0, knn=0.5, lexical=0.15, centroid=1.0),
     ("lexical", "many"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=0.5),
-    ("lexical", "few"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=4.0),
+    ("lexical", "few"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=16.0),
 }
 CALIBRATION = {
-    "lexical": Calibration(share=6.18, similarity=2.79, bias=-4.03),
+    "lexical": Calibration(share=6.20, similarity=2.84, bias=-4.06),
     "embeddings": Calibration(share=5.34, similarity=6.34, bias=-6.94),
 }
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .scoring import LinearClassifier, SoftmaxRegression, TopK, sigmoid, softmax
 from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
 
 Allowed = None | set[int] | frozenset[int] | Callable[[int], bool]
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,8 +38,9 @@ class MatcherConfig:
     # Only the start of a long input is read (the product reads 600 characters).
     max_input_chars: int = 600
     max_group_variants: int = 256
-    # Fusion of the ranking evidence (z-scores over the allowed items), set on the benchmark's held-out part.
-    # None: the tuned weights for the configuration and the knowledge base's regime (decide.FUSION).
+    # Weights of the ranking evidence (z-scores over the bot's items). None: the weights tuned on the
+    # benchmark's held-out part for the configuration and the knowledge base's regime (decide.FUSION);
+    # the regime is "few" when the median item has at most `few_shot_limit` formulations.
     classifier_weight: float | None = None
     knn_weight: float | None = None
     lexical_weight: float | None = None
@@ -97,6 +100,7 @@ class Matcher:
         self.calibration = CALIBRATION[config.mode]
         self.regime = "many"
         self.fusion = config.fusion(self.regime)
+        self.topk = TopK(self.row_item, self.item_starts, 0)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self._item_index: dict[int, int] = {}
 
@@ -111,6 +115,11 @@ class Matcher:
     ) -> Matcher:
         """Index `entries` (one language) with `groups`; stored vectors are reused, missing ones computed."""
         config = config or MatcherConfig()
+        if config.use_embeddings and not embeddings.available():
+            # Asked for embeddings on a machine without the model package (or with MATCHING_EMBEDDINGS=off):
+            # serve lexical-only rather than fail every request.
+            logger.warning("matching: embeddings unavailable, building a lexical-only index")
+            config = replace(config, use_embeddings=False)
         m = cls(language, config)
         m.entries = sorted(entries, key=lambda e: (e.item_id, e.id))
         expander = GroupExpander(groups, max_variants=config.max_group_variants)

