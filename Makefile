@@ -34,8 +34,13 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
+# Every benchmark prints its figures (the README records them). kb_import needs this machine's
+# PostgreSQL for its PostgreSQL figures (BENCH_POSTGRES_URL, a scratch database it recreates).
+BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/kbbench
 bench: install
 	$(BIN)/python bench/matching.py
+	$(BIN)/python bench/talk.py
+	$(BIN)/python bench/kb_import.py --postgres-url $(BENCH_POSTGRES_URL)
 
 lint: install
 	$(BIN)/ruff check .
