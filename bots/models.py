@@ -71,11 +71,6 @@ class Bot(models.Model):
         codes = [lang.code for lang in self.languages.all()]
         return codes or [self.default_language]
 
-    def resolve_language(self, requested: str | None) -> str:
-        """The request's language if the bot speaks it, else the bot's default language."""
-        code = language_code(requested)
-        return code if code in self.language_codes() else self.default_language
-
     def default_space(self) -> "Space":
         space = self.spaces.filter(is_default=True).first()
         if space is None:

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import language_code
 from knowledge import matching
 from knowledge.answers import answers_for
 from knowledge.links import plain_formulation
@@ -160,7 +159,7 @@ def open_dialog(bot, request: TalkRequest, snapshot: Snapshot | None = None, now
         bot,
         now,
         client_id=request.client_id,
-        language=_language(snapshot, request.language) or snapshot.default_language,
+        language=snapshot.language(request.language),
         space=_space_name(snapshot, request.space),
         variables=dict(request.variables),
         browser=request.browser,
@@ -176,7 +175,7 @@ def open_dialog(bot, request: TalkRequest, snapshot: Snapshot | None = None, now
 def _apply_request(dialog: Dialog, request: TalkRequest, snapshot: Snapshot):
     """What each talk may change on its dialog: language, space, variables, client id."""
     if request.language:
-        code = _language(snapshot, request.language)
+        code = snapshot.spoken_language(request.language)
         if code:
             dialog.language = code
     if dialog.language not in snapshot.languages:
@@ -189,11 +188,6 @@ def _apply_request(dialog: Dialog, request: TalkRequest, snapshot: Snapshot):
         dialog.client_id = request.client_id
     # Once a dialog is in qualification mode (the test bot) it stays out of analytics.
     dialog.qualification_mode = dialog.qualification_mode or request.qualification_mode
-
-
-def _language(snapshot: Snapshot, requested: str) -> str:
-    code = language_code(requested)
-    return code if code in snapshot.languages else ""
 
 
 def _space_name(snapshot: Snapshot, requested: str) -> str:

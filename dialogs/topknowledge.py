@@ -6,7 +6,9 @@ from datetime import datetime, time, timedelta
 from django.db.models import Count
 from django.utils import timezone
 
-from bots.servlet.errors import InvalidField
+from bots.servlet.envelope import json_string
+from bots.servlet.errors import InvalidField, NotFound
+from bots.servlet.params import ServletParams
 from knowledge.snapshot import Snapshot
 
 from .models import Interaction
@@ -101,3 +103,40 @@ def _first_formulations(snapshot: Snapshot, language: str) -> dict[int, tuple[in
         if rewordable and "{" not in text and item_id not in found:
             found[item_id] = (fid, text)
     return found
+
+
+def top_knowledge_values(snapshot: Snapshot, params: ServletParams) -> dict:
+    """The topKnowledgeResponse values for a request's fields (REST form or websocket frame)."""
+    tag_ids, tag_name = _tag_filter(snapshot, params)
+    articles = top_knowledge(
+        snapshot,
+        language=snapshot.language(params.text("language")),
+        space_id=snapshot.space_id(params.text("space")) or snapshot.default_space_id,
+        period=params.text("period", default="Last30Days"),
+        limit=params.integer("maxKnowledge", default=3, minimum=1, maximum=100),
+        qualification=params.boolean("qualificationMode"),
+        tag_ids=tag_ids,
+    )
+    # The chatbox JSON.parses the decoded string; the articles inside are plain.
+    return {
+        "knowledgeArticles": json_string(articles),
+        "serverTime": int(timezone.now().timestamp() * 1000),
+        "tagName": tag_name,
+    }
+
+
+def _tag_filter(snapshot: Snapshot, params: ServletParams) -> tuple[set[int] | None, str]:
+    """The `tag` (a name or a numeric tagID) and, with includeTagChildren, its sub-tags."""
+    value = params.text("tagID", "tagId", "tag").strip()
+    if not value:
+        return None, ""
+    if value.isdigit() and int(value) in snapshot.tag_names:
+        tag_id = int(value)
+    else:
+        tag_id = next((tid for tid, name in snapshot.tag_names.items() if name.lower() == value.lower()), None)
+    if tag_id is None:
+        raise NotFound(f"The bot has no tag '{value[:100]}'.", code="UNKNOWN_TAG")
+    wanted = {tag_id}
+    if params.boolean("includeTagChildren"):
+        wanted = {tid for tid in snapshot.tag_names if tag_id in snapshot.tag_lineage(tid)}
+    return wanted, snapshot.tag_names[tag_id]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from bots.models import DEFAULT_SPACE_ALIASES, Bot
+from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 
 from . import matching
 from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
@@ -58,6 +58,15 @@ class Snapshot:
     _memo: dict = field(default_factory=dict)
     _matchers: dict[str, "matching.Matcher"] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def spoken_language(self, requested: str | None) -> str:
+        """The ISO code of a requested language (a code or a name) if the bot speaks it, else ""."""
+        code = language_code(requested)
+        return code if code in self.languages else ""
+
+    def language(self, requested: str | None) -> str:
+        """The requested language if the bot speaks it, else the bot's default language."""
+        return self.spoken_language(requested) or self.default_language
 
     def space_id(self, name: str | None) -> int | None:
         """The space of that name, any case; Default/Defaut/empty mean the default space."""

@@ -5,7 +5,7 @@ import logging
 
 from channels.generic.websocket import WebsocketConsumer
 
-from bots.servlet.envelope import encode_values, json_string
+from bots.servlet.envelope import encode_values
 from bots.servlet.errors import ServletError
 from bots.servlet.params import CONTEXT_ID
 from bots.servlet.views import get_bot
@@ -13,7 +13,7 @@ from dialogs import contexts
 from dialogs.engine import talk
 from dialogs.history import history_values
 from dialogs.requests import params_from_frame, talk_request_from_params
-from dialogs.topknowledge import top_knowledge
+from dialogs.topknowledge import top_knowledge_values
 from knowledge.snapshot import snapshot_for
 
 log = logging.getLogger(__name__)
@@ -58,16 +58,7 @@ class ChatboxConsumer(WebsocketConsumer):
             values = {"interactions": history_values(dialog), "contextId": str(dialog.uuid) if dialog else ""}
             self.send_frame("historyResponse", values)
         elif frame_type == "topknowledge":
-            snapshot = snapshot_for(bot)
-            language = bot.resolve_language(params.text("language"))
-            articles = top_knowledge(
-                snapshot,
-                language=language if language in snapshot.languages else snapshot.default_language,
-                space_id=snapshot.space_id(params.text("space")) or snapshot.default_space_id,
-                period=params.text("period", default="Last30Days"),
-                limit=params.integer("maxKnowledge", default=3, minimum=1, maximum=100),
-            )
-            self.send_frame("topKnowledgeResponse", {"knowledgeArticles": json_string(articles), "tagName": ""})
+            self.send_frame("topKnowledgeResponse", top_knowledge_values(snapshot_for(bot), params))
         elif frame_type in ("typing", "reading"):
             return  # no answer expected; live chat relays them to the operator
         else:

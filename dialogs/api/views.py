@@ -9,7 +9,6 @@ from django.core.validators import validate_email
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 
-from bots.models import language_code
 from bots.servlet.envelope import b64, b64_decode, envelope, json_string, plain_json, script
 from bots.servlet.errors import InvalidField, MissingField, NotFound
 from bots.servlet.params import CONTEXT_ID
@@ -23,7 +22,7 @@ from ..engine import open_dialog, talk
 from ..history import history_values
 from ..models import ClientError, Dialog, GdprRequest, Visit
 from ..requests import talk_request_from_params
-from ..topknowledge import top_knowledge
+from ..topknowledge import top_knowledge_values
 
 CHAT = ["Chat"]
 
@@ -130,44 +129,8 @@ class HistoryView(ChatView):
 class TopKnowledgeView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
-        params = self.params(request)
-        snapshot = snapshot_for(bot)
-        language = _language(bot, snapshot, params.text("language"))
-        space_id = snapshot.space_id(params.text("space")) or snapshot.default_space_id
-        tag_ids, tag_name = _tag_filter(snapshot, params)
-        articles = top_knowledge(
-            snapshot,
-            language=language,
-            space_id=space_id,
-            period=params.text("period", default="Last30Days"),
-            limit=params.integer("maxKnowledge", default=3, minimum=1, maximum=100),
-            qualification=params.boolean("qualificationMode"),
-            tag_ids=tag_ids,
-        )
-        values = {"knowledgeArticles": json_string(articles), "serverTime": now_ms(), "tagName": tag_name}
+        values = top_knowledge_values(snapshot_for(bot), self.params(request))
         return envelope("topKnowledgeResponse", values)
-
-
-def _language(bot, snapshot, requested: str) -> str:
-    code = language_code(requested)
-    return code if code in snapshot.languages else snapshot.default_language
-
-
-def _tag_filter(snapshot, params) -> tuple[set[int] | None, str]:
-    """The `tag` (a name or a numeric tagID) and, with includeTagChildren, its sub-tags."""
-    value = params.text("tagID", "tagId", "tag").strip()
-    if not value:
-        return None, ""
-    if value.isdigit() and int(value) in snapshot.tag_names:
-        tag_id = int(value)
-    else:
-        tag_id = next((tid for tid, name in snapshot.tag_names.items() if name.lower() == value.lower()), None)
-    if tag_id is None:
-        raise NotFound(f"The bot has no tag '{value[:100]}'.", code="UNKNOWN_TAG")
-    wanted = {tag_id}
-    if params.boolean("includeTagChildren"):
-        wanted = {tid for tid in snapshot.tag_names if tag_id in snapshot.tag_lineage(tid)}
-    return wanted, snapshot.tag_names[tag_id]
 
 
 @extend_schema(tags=CHAT, summary="Suggestions while the user types")
@@ -180,7 +143,7 @@ class SearchView(ChatView):
         found = suggestions(
             snapshot,
             text,
-            language=_language(bot, snapshot, params.text("language")),
+            language=snapshot.language(params.text("language")),
             space_id=snapshot.space_id(params.text("space")) or snapshot.default_space_id,
             limit=params.integer("limit", "maxResults", default=10, minimum=1, maximum=50),
             only_rewordable=params.boolean("onlyShowRewordables", default=True),

@@ -132,3 +132,17 @@ def test_bad_frames_get_a_json_notification_and_the_socket_stays_open(demo_bot):
         assert decode(reply["values"])["code"] == "ERRInvalidRequest"
     assert replies[3] == "pong"
     assert Dialog.objects.count() == 0
+
+
+def test_top_knowledge_over_the_websocket(demo_bot):
+    bot = str(demo_bot.uuid)
+
+    async def scenario(communicator):
+        await exchange(communicator, talk_frame(bot, "Comment faire un virement ?"))
+        parameters = common(bot) | {"maxKnowledge": b64("3"), "period": b64("Last30Days")}
+        return await exchange(communicator, {"type": "topknowledge", "parameters": parameters})
+
+    reply, _ = run("/servlet//chatWs", scenario)
+    assert reply["type"] == "topKnowledgeResponse"
+    articles = json.loads(decode(reply["values"])["knowledgeArticles"])
+    assert [(a["reword"], a["usage"]) for a in articles] == [("Comment faire un virement ?", 1)]
