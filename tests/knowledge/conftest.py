@@ -8,7 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
 
 from accounts.models import Role
 from bots.models import Bot, BotLanguage, Space
@@ -148,11 +149,17 @@ def build_rich_bot(name: str = "Rich bot", account=None) -> Bot:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    # The export slots live in the cache; a test never inherits another test's slot.
-    cache.clear()
+def _fresh_export_slots():
+    """The export slots live in the cache; a test never inherits another test's slot. A process-local
+    cache is cleared (user ids are reused between tests on SQLite); a shared one (Redis, in CI with
+    PostgreSQL, whose ids are never reused) is left alone: clearing it would wipe the counters of a
+    test running in another process."""
+    local = isinstance(caches["default"], LocMemCache)
+    if local:
+        cache.clear()
     yield
-    cache.clear()
+    if local:
+        cache.clear()
 
 
 @pytest.fixture
