@@ -170,3 +170,13 @@ def test_a_method_the_endpoint_does_not_take_is_a_json_405(client, demo_bot):
     response = client.delete(f"/servlet/api/chat/talk/{demo_bot.uuid}")
     assert response.status_code == 405
     assert response.json()["code"]
+
+
+def test_a_body_over_the_request_limit_is_a_413_json_error(client, demo_bot):
+    before = stored()
+    body = "userInput=" + "x" * (6 * 1024 * 1024)
+    response = client.generic(
+        "POST", f"/servlet/api/chat/talk/{demo_bot.uuid}", body, content_type="application/x-www-form-urlencoded"
+    )
+    assert_json_error(response, 413, "TOO_LARGE")
+    assert stored() == before
