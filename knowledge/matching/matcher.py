@@ -45,6 +45,7 @@ class MatcherConfig:
     knn_weight: float | None = None
     lexical_weight: float | None = None
     centroid_weight: float | None = None
+    minilm_weight: float | None = None
     few_shot_limit: int = 12
     # LDA shrinkage towards a spherical covariance: more helps with few formulations per item.
     shrinkage: float = 0.5
@@ -66,6 +67,7 @@ class MatcherConfig:
             knn=base.knn if self.knn_weight is None else self.knn_weight,
             lexical=base.lexical if self.lexical_weight is None else self.lexical_weight,
             centroid=base.centroid if self.centroid_weight is None else self.centroid_weight,
+            minilm=base.minilm if self.minilm_weight is None else self.minilm_weight,
         )
 
     def thresholds(self) -> Thresholds:
@@ -154,7 +156,9 @@ class Matcher:
                 cost = SoftmaxRegression.cost(len(labels), m.vectors.shape[1], len(item_ids))
                 if not config.refine_classifier or cost > config.sync_training_cost:
                     # The LDA serves while the regression trains in the background, or for good when too costly.
-                    m.classifier = LinearClassifier(m.vectors, labels, len(item_ids), shrinkage=config.shrinkage)
+                    m.classifier = LinearClassifier(
+                        m.vectors, labels, len(item_ids), shrinkage=config.shrinkage, column_scale=m.column_scale()
+                    )
                 m._refine(labels, len(item_ids))
         if m._trainer is None:
             m.ready.set()
@@ -169,7 +173,7 @@ class Matcher:
         def train() -> None:
             try:
                 # One attribute assignment: a concurrent match() sees either classifier, never half of one.
-                self.classifier = SoftmaxRegression(self.vectors, labels, n_items)
+                self.classifier = SoftmaxRegression(self.vectors, labels, n_items, column_scale=self.column_scale())
             finally:
                 self.ready.set()
 
@@ -178,6 +182,14 @@ class Matcher:
         else:
             self._trainer = threading.Thread(target=train, name="matcher-classifier", daemon=True)
             self._trainer.start()
+
+    def column_scale(self) -> np.ndarray | None:
+        """Per-dimension weight of the classifier's inputs: the MiniLM part weighs `fusion.minilm`."""
+        if self.n_parts < 2 or self.vectors is None or self.fusion.minilm == 1.0:
+            return None
+        scale = np.ones(self.vectors.shape[1], dtype=np.float32)
+        scale[embeddings.USE_DIM :] = self.fusion.minilm
+        return scale
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Wait until the final classifier is trained (immediate unless it trains in the background)."""
@@ -227,16 +239,17 @@ class Matcher:
         scores[similarity <= 0.0] = 0.0
         return scores, rows
 
-    def components(self, text: str) -> dict[str, np.ndarray]:
+    def components(self, text: str, vector: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The raw evidence per item: lexical top-3 mean and centroid cosine, and with embeddings the
-        top-3 mean cosine and the classifier's logits; plus `similarity` (best formulation) and `rows`."""
+        top-3 mean cosine and the classifier's logits; plus `similarity` (best formulation) and `rows`.
+        `vector` is the input's embedding when the caller already has it (else it is computed)."""
         text = text[: self.config.max_input_chars]
         lex_rows, lex_centroid = self.lexical.scores(self.lexical.analyse(text))
         out = {"lex_top": self.topk.mean(lex_rows), "lex_centroid": lex_centroid}
         if self.vectors is None:
             out["rows"] = lex_rows
         else:
-            q = embeddings.encode([text], self.language)[0]
+            q = embeddings.encode([text], self.language)[0] if vector is None else vector
             emb_rows = (np.clip(self.vectors @ q, 0.0, None) / self.n_parts)[self.row_entry]
             out["emb_top"] = self.topk.mean(emb_rows)
             classifier = self.classifier  # read once: the background trainer may swap it

@@ -80,8 +80,16 @@ class LinearClassifier:
     """
 
     def __init__(
-        self, vectors: np.ndarray, labels: np.ndarray, n_items: int, shrinkage: float = 0.5, max_rows: int = 3000
+        self,
+        vectors: np.ndarray,
+        labels: np.ndarray,
+        n_items: int,
+        shrinkage: float = 0.5,
+        max_rows: int = 3000,
+        column_scale: np.ndarray | None = None,
     ):
+        if column_scale is not None:
+            vectors = vectors * column_scale
         d = vectors.shape[1]
         counts = np.bincount(labels, minlength=n_items).astype(np.float32)
         # Class means by sums over runs of equal labels (np.add.at is an order of magnitude slower).
@@ -100,6 +108,8 @@ class LinearClassifier:
         cov = (1.0 - shrinkage) * cov + shrinkage * max(scale, 1e-6) * np.eye(d, dtype=np.float32)
         self.W = np.linalg.solve(cov.astype(np.float64), mu.T.astype(np.float64)).astype(np.float32)
         self.b = (-0.5 * np.einsum("dk,kd->k", self.W, mu)).astype(np.float32)
+        if column_scale is not None:
+            self.W *= column_scale[:, None]  # folded in: logits() takes the raw vector
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         return x @ self.W + self.b
@@ -111,6 +121,10 @@ class SoftmaxRegression:
     Better than the LDA on BANKING77 (it weighs the dimensions that tell this bot's items apart) but
     iterative: its cost grows with formulations x dimensions x items, so the matcher trains it in the
     background on large knowledge bases and uses the LDA until it is ready.
+
+    `column_scale` multiplies each input dimension before training (folded into W afterwards, so `logits`
+    takes the raw vector): with Adam a scaled-up part moves the logits faster, the way to let the better
+    model's part of a vector weigh more when the budget of steps is small.
     """
 
     def __init__(
@@ -122,10 +136,13 @@ class SoftmaxRegression:
         learning_rate: float = 0.02,
         l2: float = 1e-3,
         scale: float = 8.0,
+        column_scale: np.ndarray | None = None,
     ):
         n, d = vectors.shape
         # Unit vectors give tiny logits; scaling the inputs lets Adam reach confident logits in few steps.
         x = vectors * np.float32(scale)
+        if column_scale is not None:
+            x *= column_scale
         y = np.zeros((n, n_items), dtype=np.float32)
         y[np.arange(n), labels] = 1.0
         w = np.zeros((d, n_items), dtype=np.float32)
@@ -149,6 +166,8 @@ class SoftmaxRegression:
             w -= lr * (mw / c1) / (np.sqrt(vw / c2) + 1e-8)
             b -= lr * (mb / c1) / (np.sqrt(vb / c2) + 1e-8)
         self.W = (w * np.float32(scale)).astype(np.float32)
+        if column_scale is not None:
+            self.W *= column_scale[:, None]
         self.b = b.astype(np.float32)
 
     @staticmethod

