@@ -57,6 +57,17 @@ class AccountScopedAdmin(admin.ModelAdmin):
         return self.has_add_permission(request)
 
 
+class MadeElsewhere:
+    """Rows the back office shows but never creates or edits (tokens come from the Authentication
+    servlet, API access pages are views of bots)."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
     extra = 0
@@ -122,7 +133,7 @@ class BackOfficeUserAdmin(UserAdmin):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(AccountScopedAdmin):
+class ApiTokenAdmin(MadeElsewhere, AccountScopedAdmin):
     """Tokens are issued by the Authentication servlet; here they are seen and revoked."""
 
     account_path = "user__membership__account"
@@ -140,18 +151,6 @@ class ApiTokenAdmin(AccountScopedAdmin):
         if may(request, "users.add"):  # administrators see and revoke their account's tokens
             return queryset.filter(user__membership__account=account_of(request.user))
         return queryset.filter(user=request.user)
-
-    def has_module_permission(self, request):
-        return request.user.is_superuser or is_member(request)
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
@@ -192,7 +191,7 @@ class CompetencyAdmin(AccountScopedAdmin):
 
 
 @admin.register(BotApiAccess)
-class ApiAccessAdmin(admin.ModelAdmin):
+class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
     """Preferences > Api > API access: each bot's UUID, the API console and the token page."""
 
     list_display = ["name", "bot_uuid", "account", "links"]
@@ -205,18 +204,6 @@ class ApiAccessAdmin(admin.ModelAdmin):
         if not is_member(request):
             return queryset.none()
         return queryset.filter(account__members__user=request.user)
-
-    def has_module_permission(self, request):
-        return request.user.is_superuser or is_member(request)
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def has_delete_permission(self, request, obj=None):
         return False
