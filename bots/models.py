@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import F
 from django.db.models.functions import Lower
 
+# The demo bot that `make run` seeds (knowledge/demo/) has this fixed, documented UUID.
+DEMO_BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
 DEFAULT_SPACE_NAME = "Defaut"
 # Names a client may use for the default space (servlet-api.md spells it both ways).
 DEFAULT_SPACE_ALIASES = {"defaut", "default", "défaut", ""}

@@ -1,13 +1,13 @@
 """Pages people open in a browser: the home page and the demo chat page with our embeddable chatbox."""
 
+import uuid
+
 from django.conf import settings
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import path
 
-from .models import Bot
-
-DEMO_BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
+from .models import DEMO_BOT_UUID, Bot
 
 
 def home(request):
@@ -42,8 +42,6 @@ def demo_chat(request):
 
 
 def _is_uuid(value: str) -> bool:
-    import uuid
-
     try:
         uuid.UUID(value)
     except ValueError:

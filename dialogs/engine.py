@@ -15,6 +15,7 @@ from knowledge.sentences import feedback_wording, global_sentence
 from knowledge.snapshot import Snapshot, snapshot_for
 
 from . import contexts
+from .clock import epoch_ms
 from .models import Dialog, Interaction
 from .rendering import rewording_answer, substitute_variables
 from .requests import TalkRequest
@@ -147,7 +148,7 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         ask_feedback=answer.ask_feedback,
         payload=answer.payload,
         interaction_id=interaction_id,
-        server_time_ms=int(now.timestamp() * 1000),
+        server_time_ms=epoch_ms(now),
         feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
     )
 

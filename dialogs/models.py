@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from .clock import epoch_ms
+
 
 class Dialog(models.Model):
     """A conversation; its UUID is the context id the chatbox keeps."""
@@ -96,7 +98,7 @@ class Interaction(models.Model):
 
     @property
     def server_time_ms(self) -> int:
-        return int(self.created_at.timestamp() * 1000)
+        return epoch_ms(self.created_at)
 
 
 class Visit(models.Model):

@@ -11,6 +11,7 @@ from bots.servlet.errors import InvalidField, NotFound
 from bots.servlet.params import ServletParams
 from knowledge.snapshot import Snapshot
 
+from .clock import epoch_ms
 from .models import Interaction
 
 PERIODS = (
@@ -120,7 +121,7 @@ def top_knowledge_values(snapshot: Snapshot, params: ServletParams) -> dict:
     # The chatbox JSON.parses the decoded string; the articles inside are plain.
     return {
         "knowledgeArticles": json_string(articles),
-        "serverTime": int(timezone.now().timestamp() * 1000),
+        "serverTime": epoch_ms(),
         "tagName": tag_name,
     }
 

@@ -232,10 +232,6 @@ def snapshot_for(bot: Bot) -> Snapshot:
     return found
 
 
-def forget(bot_id: int):
-    _cache.pop(bot_id, None)
-
-
 def _load(bot: Bot) -> Snapshot:
     version = Bot.objects.filter(pk=bot.pk).values_list("knowledge_version", flat=True).first() or 0
     languages = list(bot.languages.filter(available=True).values_list("code", flat=True)) or [bot.default_language]

@@ -17,6 +17,8 @@ from django.db import connection
 from django.urls import resolve
 from django.utils import timezone
 
+from bots.models import DEMO_BOT_UUID
+
 OK, WARNING, KO, UNKNOWN = "Ok", "Warning", "Ko", "Unknown"
 SLOW_MS = 2000
 PROCESS_STARTED = time.time()
@@ -103,7 +105,7 @@ def sso() -> Result:
 
 def router() -> Result:
     """The URL router: the chat routes of both prefixes must resolve."""
-    probe = "d3b0d3b0-0000-4000-8000-000000000001"
+    probe = DEMO_BOT_UUID  # any UUID: only the routes are resolved
     for path in (f"/servlet/api/chat/talk/{probe}", f"/api/chat/talk/{probe}", "/servlet/api/serverstatus"):
         resolve(path)
     return Result(OK, {"routes": "Ok"})

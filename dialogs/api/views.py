@@ -18,6 +18,7 @@ from knowledge.search import suggestions
 from knowledge.snapshot import snapshot_for
 
 from .. import contexts, feedback
+from ..clock import epoch_ms
 from ..engine import open_dialog, talk
 from ..history import history_values
 from ..models import ClientError, Dialog, GdprRequest, Visit
@@ -25,10 +26,6 @@ from ..requests import talk_request_from_params
 from ..topknowledge import top_knowledge_values
 
 CHAT = ["Chat"]
-
-
-def now_ms() -> int:
-    return int(timezone.now().timestamp() * 1000)
 
 
 class ChatView(ServletView):
@@ -120,7 +117,7 @@ class HistoryView(ChatView):
             "interactions": history_values(dialog),
             "contextId": str(dialog.uuid) if dialog else "",
             "botUUID": str(bot.uuid),
-            "serverTime": now_ms(),
+            "serverTime": epoch_ms(),
         }
         return envelope("historyResponse", values)
 
@@ -204,8 +201,8 @@ class PreviousDialogsView(ChatView):
         previous = [
             {
                 "contextId": str(dialog.uuid),
-                "firstActivity": int(dialog.first_activity.timestamp() * 1000),
-                "lastActivity": int(dialog.last_activity.timestamp() * 1000),
+                "firstActivity": epoch_ms(dialog.first_activity),
+                "lastActivity": epoch_ms(dialog.last_activity),
                 "language": dialog.language,
                 "active": not dialog.is_revoked(),
             }

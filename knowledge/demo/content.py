@@ -5,9 +5,10 @@ Each item: a tag, formulations per language (the first is the question shown to 
 per language, optional answers per consultation space, feedback, and decision-tree children.
 """
 
+from bots.models import DEMO_BOT_UUID
 from knowledge.links import reword_link
 
-BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
+BOT_UUID = DEMO_BOT_UUID
 BOT_NAME = "Clara — Banque Exemple"
 SPACES = ["Defaut", "Pro"]
 

@@ -5,6 +5,7 @@ import base64
 import pytest
 
 from dialogs.models import ClientError, Dialog, GdprRequest, Interaction
+from knowledge.models import KnowledgeItem
 
 pytestmark = pytest.mark.django_db
 
@@ -142,8 +143,16 @@ def test_search_suggests_rewordable_formulations_matching_the_typed_words(chatbo
     assert "Comment faire un virement ?" in shown
 
 
-def test_search_never_suggests_drafts_or_disabled_items(chatbox):
+def test_search_never_suggests_drafts_or_disabled_items(chatbox, demo_bot):
     fields = {"language": "fr", "search": "nouvelle carte premium", "space": "Defaut"}
+    assert chatbox.post(f"chat/search/{chatbox.bot}", fields).json() == []
+    draft = KnowledgeItem.objects.get(bot=demo_bot, label="Draft: new premium card")
+    draft.status = "published"
+    draft.save()
+    shown = [s["rootConditionReword"] for s in chatbox.post(f"chat/search/{chatbox.bot}", fields).json()]
+    assert shown == ["Parlez-moi de la nouvelle carte premium"]
+    draft.status = "disabled"
+    draft.save()
     assert chatbox.post(f"chat/search/{chatbox.bot}", fields).json() == []
 
 

@@ -25,6 +25,11 @@ def test_a_disabled_item_never_matches_nor_appears_as_a_rewording(chatbox, demo_
         assert "Lille" not in values["text"]
         chatbox.context_id = ""
     assert chatbox.talk("Quelle est la météo à Lille ?", qualificationMode="true")["knowledgeId"] != item.pk
+    # The same item, published, is answered: it was the status that kept it out.
+    item.status = "published"
+    item.save()
+    chatbox.context_id = ""
+    assert chatbox.talk("Quelle est la météo à Lille ?")["knowledgeId"] == item.pk
 
 
 def test_a_draft_is_used_only_in_qualification_mode(chatbox, demo_bot):
