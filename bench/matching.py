@@ -10,7 +10,6 @@ import argparse
 import random
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,8 +31,8 @@ from knowledge.matching import (
     embed_formulations,
 )
 from knowledge.matching import embeddings as emb
-from knowledge.matching.decide import DIRECT, REWORD, Fusion, Thresholds
-from knowledge.matching.scoring import softmax
+from knowledge.matching.decide import DIRECT, EVIDENCE, REWORD, Fusion, Thresholds
+from knowledge.matching.scoring import softmax, zscore
 
 CONFIGS = {"default": True, "lexical": False}
 
@@ -237,53 +236,36 @@ def tune(train, vectors, configs, seed=0):
         kb_fives.append(
             [i for c in cats if c not in oos for i in pick.sample([j for j in kb_full if train[j][1] == c], 5)]
         )
+    # Two 10-per-item draws too: the "few" regime serves both sizes (decide.FUSION).
+    kb_tens = []
+    for sample in (3, 4):
+        pick = random.Random(seed * 100 + sample)
+        kb_tens.append(
+            [i for c in cats if c not in oos for i in pick.sample([j for j in kb_full if train[j][1] == c], 10)]
+        )
     cat_index = {c: i for i, c in enumerate(cats)}
     golds = [cat_index[cat] if cat else -1 for _, cat in questions]
     for cname in configs:
         use = CONFIGS[cname]
-        qvecs = emb.encode([train[qi][0] for qi, _ in questions], "en") if use else [None] * len(questions)
+        qvecs = emb.encode([train[qi][0] for qi, _ in questions], "en") if use else None
+        runs = []  # (matcher, [(parts, gold)]) with the chosen settings: one per regime and layout
+        # "many": the best held-out top-1 over a small grid of weights, on the 80% knowledge base.
+        rows = [(i, train[i]) for i in sorted(kb_full)]
+        m, _, _, _ = build(rows, cat_index, use, vectors if use else None)
+        qs = held_out_parts(m, train, questions, golds, qvecs)
+        best = None
+        for weights in many_grid(use):
+            m.fusion = Fusion(weights)
+            acc = top1(m, qs)
+            if best is None or acc > best[0]:
+                best = (acc, m.fusion)
+        m.fusion = best[1]
+        runs.append((m, qs))
+        print(f"  {cname} many: {best[1]} (held-out top-1 {best[0]:.3f})")
         if use:
-            grid = [
-                Fusion(c, k, lx, ce)
-                for c in (1.0, 2.0, 3.0)
-                for k in (0.5, 1.0)
-                for lx in (0.0, 0.15, 0.3)
-                for ce in (1.0, 2.0)
-            ]
+            runs += fit_few(train, kb_fives, kb_tens, cat_index, vectors, questions, golds, qvecs, cname)
         else:
-            grid = [Fusion(0.0, 0.0, 1.0, ce) for ce in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)]
-        # Per regime, the MiniLM weight of the classifier's inputs (it changes the classifier, so each value is
-        # a new build) and the fusion weights: the best mean top-1 on in-scope held-out questions, "many" on the
-        # 80% knowledge base, "few" on the 5-per-item ones (see decide.FUSION). The MiniLM weight is tried in the
-        # "few" regime only: in the "many" one its held-out gain was within noise (bench/MATCHING.md).
-        runs = []  # (matcher, [(parts, gold)]) with the chosen settings: the 80% base, then the first 5-per-item one
-        for regime, kbs in (("many", [kb_full]), ("few", kb_fives)):
-            best = None
-            for minilm in (1.0, 1.5, 2.0, 2.5) if use and regime == "few" else (1.0,):
-                built = []
-                for kb in kbs:
-                    rows = [(i, train[i]) for i in sorted(kb)]
-                    m, _, _, _ = build(rows, cat_index, use, vectors if use else None, minilm_weight=minilm)
-                    qs = [
-                        (m.components(train[qi][0], v), g)
-                        for (qi, _), v, g in zip(questions, qvecs, golds, strict=True)
-                    ]
-                    built.append((m, qs))
-                for fusion in grid:
-                    fusion = replace(fusion, minilm=minilm)
-                    accs = []
-                    for m, qs in built:
-                        mask = np.ones(len(m.item_ids), dtype=bool)
-                        m.fusion = fusion
-                        accs.append(
-                            np.mean([int(m.item_ids[np.argmax(m.fuse(p, mask))]) == g for p, g in qs if g >= 0])
-                        )
-                    if best is None or float(np.mean(accs)) > best[0]:
-                        best = (float(np.mean(accs)), fusion, built[0])
-            acc, fusion, (m, qs) = best
-            m.fusion = fusion
-            runs.append((m, qs))
-            print(f"  {cname} {regime}: {fusion} (held-out top-1 {acc:.3f}, mean over {len(kbs)} knowledge base(s))")
+            runs.append(choose_few_lexical(train, kb_fives, cat_index, questions, golds, cname))
         feats, labels, cands = [], [], []
         for m, qs in runs:
             mask = np.ones(len(m.item_ids), dtype=bool)
@@ -314,6 +296,115 @@ def tune(train, vectors, configs, seed=0):
                     best = (u, direct, reword)
         u, direct, reword = best
         print(f"  {cname}: direct={direct:.3f} reword={reword:.3f} (utility {u:.3f} per question)")
+
+
+def choose_few_lexical(train, kb_fives, cat_index, questions, golds, cname):
+    """Lexical "few": the grid of `many_grid` on the three 5-per-item knowledge bases; (matcher, parts) of the first."""
+    built = []
+    for kb in kb_fives:
+        m, _, _, _ = build([(i, train[i]) for i in sorted(kb)], cat_index, False)
+        built.append((m, held_out_parts(m, train, questions, golds, None)))
+    best = None
+    for weights in many_grid(False):
+        accs = []
+        for m, qs in built:
+            m.fusion = Fusion(weights)
+            accs.append(top1(m, qs))
+        if best is None or float(np.mean(accs)) > best[0]:
+            best = (float(np.mean(accs)), Fusion(weights))
+    for m, _ in built:
+        m.fusion = best[1]
+    print(f"  {cname} few: {best[1]} (held-out top-1 {best[0]:.3f}, mean over {len(built)} knowledge bases)")
+    return built[0]
+
+
+def fit_few(train, kb_fives, kb_tens, cat_index, vectors, questions, golds, qvecs, cname):
+    """Default "few", per vector layout (English with MiniLM; USE alone, as French and Dutch bots have): a
+    listwise softmax regression of the right item on the z-scored evidence, fitted on the in-scope held-out
+    questions of the three 5-per-item and two 10-per-item knowledge bases. [(matcher, parts)] of the first
+    5-per-item base of each layout, with the fitted weights."""
+    runs = []
+    for layout, english_model in (("use+minilm", True), ("use", False)):
+        built = []
+        for kb in kb_fives + kb_tens:
+            # Every evidence weighed during the fit, so that the index keeps all of it (the LDA too).
+            m, _, _, _ = build(
+                [(i, train[i]) for i in sorted(kb)],
+                cat_index,
+                True,
+                vectors,
+                english_model=english_model,
+                fusion_weights=dict.fromkeys(EVIDENCE, 1.0),
+            )
+            built.append((m, held_out_parts(m, train, questions, golds, qvecs)))
+        names = [n for n in EVIDENCE if n in built[0][1][0][0] and n != "knn"]
+        fusion = Fusion(fit_listwise(built, names), minilm=built[0][0].fusion.minilm)
+        accs = []
+        for m, qs in built:
+            m.fusion = fusion
+            accs.append(top1(m, qs))
+        runs.append(built[0])
+        print(
+            f"  {cname} few ({layout}): {fusion} (held-out top-1 {np.mean(accs[: len(kb_fives)]):.3f} at 5 per "
+            f"item, {np.mean(accs[len(kb_fives) :]):.3f} at 10 per item)"
+        )
+    return runs
+
+
+def held_out_parts(m, train, questions, golds, qvecs):
+    """[(every evidence of the input, gold item)] for the held-out questions (gold -1: out of scope)."""
+    width = m.vectors.shape[1] if m.vectors is not None else 0
+    return [
+        (m.components(train[qi][0], None if qvecs is None else qvecs[n][:width], evidence=EVIDENCE), g)
+        for n, ((qi, _), g) in enumerate(zip(questions, golds, strict=True))
+    ]
+
+
+def many_grid(use):
+    """Fusion weights tried for the "many" regime (and the lexical "few" one): the classifier, the nearest
+    formulations and the lexical part, whose centroid weighs `ce` against its top-3 formulations."""
+    if not use:
+        return [{"lex_top": 1 / (1 + ce), "lex_centroid": ce / (1 + ce)} for ce in (0.25, 0.5, 1, 2, 4, 8, 16)]
+    return [
+        {"classifier": c, "knn": k, "lex_top": lx / (1 + ce), "lex_centroid": lx * ce / (1 + ce)}
+        for c in (1.0, 2.0, 3.0)
+        for k in (0.5, 1.0)
+        for lx in (0.0, 0.15, 0.3)
+        for ce in (1.0, 2.0)
+    ]
+
+
+def top1(m, qs):
+    """Share of in-scope questions whose best fused evidence is the right item."""
+    mask = np.ones(len(m.item_ids), dtype=bool)
+    return float(np.mean([int(m.item_ids[np.argmax(m.fuse(p, mask))]) == g for p, g in qs if g >= 0]))
+
+
+def fit_listwise(built, names, steps=300, learning_rate=0.05):
+    """Weights of the evidence `names` maximising the likelihood of the right item under a softmax over
+    the items' weighted z-scores (in-scope questions of every knowledge base in `built`), by Adam."""
+    X, y = [], []
+    for m, qs in built:
+        mask = np.ones(len(m.item_ids), dtype=bool)
+        for p, g in qs:
+            if g >= 0:
+                X.append(np.stack([zscore(p[n], mask) for n in names], axis=1))
+                y.append(int(np.searchsorted(m.item_ids, g)))
+    X, y = np.stack(X).astype(np.float64), np.asarray(y)
+    w = np.zeros(len(names))
+    w[names.index("classifier")] = 1.0
+    mw, vw = np.zeros_like(w), np.zeros_like(w)
+    for t in range(1, steps + 1):
+        z = X @ w
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        p[np.arange(len(y)), y] -= 1.0
+        g = np.einsum("qi,qif->f", p, X) / len(y)
+        mw = 0.9 * mw + 0.1 * g
+        vw = 0.999 * vw + 0.001 * g * g
+        w -= learning_rate * (mw / (1 - 0.9**t)) / (np.sqrt(vw / (1 - 0.999**t)) + 1e-8)
+    return {n: round(float(v), 2) for n, v in zip(names, w, strict=True)}
 
 
 def utility(S, cands, labels, direct, reword, window=0.3):

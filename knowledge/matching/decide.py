@@ -36,37 +36,71 @@ class Calibration:
 # See bench/MATCHING.md for how they were chosen.
 TUNED = {
     "lexical": Thresholds(direct=0.675, reword=0.05, margin=0.0, window=0.3),
-    "embeddings": Thresholds(direct=0.55, reword=0.25, margin=0.0, window=0.3),
+    "embeddings": Thresholds(direct=0.625, reword=0.225, margin=0.0, window=0.3),
 }
+
+
+# The ranking evidence an item gets for an input, each z-scored over the bot's items before it is weighed:
+# - classifier: logits of the per-bot softmax regression; lda: logits of the closed-form shrinkage LDA;
+# - knn: mean cosine of the item's 3 best formulations over the whole vector (every model part);
+# - use_top / use_max, minilm_top / minilm_max: the same per model part (top-3 mean, best formulation);
+# - lex_top: lexical TF-IDF top-3 mean; lex_centroid: lexical cosine to the item's TF-IDF centroid.
+EVIDENCE = ("classifier", "lda", "knn", "use_top", "use_max", "minilm_top", "minilm_max", "lex_top", "lex_centroid")
 
 
 @dataclass(frozen=True)
 class Fusion:
-    """Weights of the z-scored ranking evidence: the per-bot classifier, the embeddings' top-3 mean, the
-    lexical part, and inside the lexical part the TF-IDF item centroid against the top-3 formulations.
-    `minilm` is not a fusion weight but the weight of the English MiniLM part of the vectors in the
-    classifier's inputs (USE's part weighs 1): MiniLM is the better model, and with few formulations
-    per item the classifier generalises better when it leans on it."""
+    """Weights of the z-scored ranking evidence (names in EVIDENCE; missing ones weigh 0), and `minilm`, which
+    is not a fusion weight but the weight of the English MiniLM part of the vectors in the classifier's
+    inputs (USE's part weighs 1): MiniLM is the better model, and with few formulations per item the
+    classifier generalises better when it leans on it."""
 
-    classifier: float
-    knn: float
-    lexical: float
-    centroid: float
+    weights: dict[str, float]
     minilm: float = 1.0
 
+    def __post_init__(self):
+        unknown = set(self.weights) - set(EVIDENCE)
+        if unknown:
+            raise ValueError(f"unknown evidence: {sorted(unknown)}")
 
-# Per configuration and per regime: "few" when the median item has at most MatcherConfig.few_shot_limit
-# formulations, "many" otherwise (with few formulations, item centroids and the classifier generalise
-# better than the nearest formulations). Chosen by bench/matching.py --tune on held-out train data.
+    def weight(self, name: str) -> float:
+        return self.weights.get(name, 0.0)
+
+
+# Per configuration, regime and vector layout. Regime: "few" when the median item has at most
+# MatcherConfig.few_shot_limit formulations, "many" otherwise (with few formulations, the classifiers and the
+# best single formulation per model generalise better than the nearest formulations). Layout: which models
+# make the vectors ("use": French, Dutch...; "use+minilm": English; "lexical": no model).
+# Chosen by bench/matching.py --tune on held-out train data: "many" by a grid search, "few" by a listwise
+# softmax regression of the right item on the evidence (see bench/MATCHING.md).
+_LEXICAL_MANY = Fusion({"lex_top": 1 / 1.5, "lex_centroid": 0.5 / 1.5})
+_LEXICAL_FEW = Fusion({"lex_top": 1 / 17, "lex_centroid": 16 / 17})
+_EMBEDDINGS_MANY = Fusion({"classifier": 1.0, "knn": 0.5})
 FUSION = {
-    ("embeddings", "many"): Fusion(classifier=1.0, knn=0.5, lexical=0.0, centroid=1.0),
-    ("embeddings", "few"): Fusion(classifier=3.0, knn=0.5, lexical=0.15, centroid=2.0, minilm=2.0),
-    ("lexical", "many"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=0.5),
-    ("lexical", "few"): Fusion(classifier=0.0, knn=0.0, lexical=1.0, centroid=16.0),
+    ("lexical", "many", "lexical"): _LEXICAL_MANY,
+    ("lexical", "few", "lexical"): _LEXICAL_FEW,
+    ("embeddings", "many", "use"): _EMBEDDINGS_MANY,
+    ("embeddings", "many", "use+minilm"): _EMBEDDINGS_MANY,
+    ("embeddings", "few", "use"): Fusion(
+        {"classifier": 1.14, "lda": 1.13, "use_top": -0.35, "use_max": 0.52, "lex_top": 0.42, "lex_centroid": -0.08}
+    ),
+    ("embeddings", "few", "use+minilm"): Fusion(
+        {
+            "classifier": 1.63,
+            "lda": 0.8,
+            "use_top": -0.39,
+            "use_max": 0.31,
+            "minilm_top": 0.17,
+            "minilm_max": 0.64,
+            "lex_top": 0.39,
+            "lex_centroid": -0.25,
+        },
+        minilm=2.0,
+    ),
 }
 CALIBRATION = {
     "lexical": Calibration(share=6.20, similarity=2.84, bias=-4.06),
-    "embeddings": Calibration(share=5.82, similarity=6.02, bias=-6.88),
+    "embeddings": Calibration(share=5.95, similarity=4.47, bias=-5.96),
 }
 
 

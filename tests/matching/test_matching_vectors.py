@@ -49,9 +49,9 @@ def test_build_reuses_stored_vectors(monkeypatch):
     calls = []
     real = emb.encode
 
-    def spy(texts, language="fr"):
+    def spy(texts, language="fr", with_minilm=None):
         calls.append(list(texts))
-        return real(texts, language)
+        return real(texts, language, with_minilm)
 
     monkeypatch.setattr(emb, "encode", spy)
     m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
@@ -70,7 +70,11 @@ def test_build_computes_only_missing_or_foreign_vectors(monkeypatch):
     ]
     calls = []
     real = emb.encode
-    monkeypatch.setattr(emb, "encode", lambda texts, language="fr": calls.append(list(texts)) or real(texts, language))
+    monkeypatch.setattr(
+        emb,
+        "encode",
+        lambda texts, language="fr", with_minilm=None: calls.append(list(texts)) or real(texts, language, with_minilm),
+    )
     m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
     assert m.computed_vectors == 2
     assert calls == [[TEXTS[1], TEXTS[2]]]
