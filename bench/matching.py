@@ -141,6 +141,38 @@ def run_accuracy(train, test, cat_index, configs, seeds, vectors):
     return results
 
 
+def check(train, cat_index, configs, vectors):
+    """Top-1 on a check set made of the train split only, to compare matchers without the test split: all
+    77 items, 5 formulations per item drawn five times (10 per item three times), and for each draw up to
+    25 of every item's other train formulations as questions. The default configuration is checked in
+    both vector layouts (English with MiniLM; USE alone, as French and Dutch bots have)."""
+    by_cat = {}
+    for i, (_, c) in enumerate(train):
+        by_cat.setdefault(c, []).append(i)
+    layouts = [("default", "use+minilm", True), ("default", "use", False), ("lexical", "lexical", True)]
+    print("\n== check set (train split only)")
+    for cname, layout, english_model in layouts:
+        if cname not in configs:
+            continue
+        for per_item, draws in ((5, 5), (10, 3)):
+            accs = []
+            for draw in range(draws):
+                rng = random.Random(1000 + draw)
+                kb, questions = [], []
+                for c in sorted(by_cat):
+                    picked = rng.sample(by_cat[c], per_item)
+                    kb += picked
+                    others = [i for i in by_cat[c] if i not in set(picked)]
+                    questions += [train[i] for i in rng.sample(others, min(25, len(others)))]
+                rows = [(i, train[i]) for i in sorted(kb)]
+                m, _, _, _ = build(rows, cat_index, CONFIGS[cname], vectors, english_model=english_model)
+                accs.append(evaluate(m, questions, cat_index)["top1"])
+            print(
+                f"  {layout:<10} {per_item:>2} per item: top-1 {np.mean(accs):.4f} "
+                f"(draws: {' / '.join(f'{a:.4f}' for a in accs)})"
+            )
+
+
 def synthetic(train, size, seed=0):
     """`size` formulations: the train split, then variations of it (a word dropped, swapped, replaced or added)."""
     rng = random.Random(seed)
@@ -449,6 +481,11 @@ def main(argv=None):
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--tune", action="store_true", help="fit calibration and thresholds on the train split, then stop")
     ap.add_argument(
+        "--check",
+        action="store_true",
+        help="top-1 on the train-only check set (knowledge bases and questions both from the train split), then stop",
+    )
+    ap.add_argument(
         "--quick",
         action="store_true",
         help="every 6th test question, one seed, no scaling",
@@ -477,7 +514,7 @@ def main(argv=None):
             with Timer() as t_vec:
                 vectors = embed_formulations([t for t, _ in train], "en")
             with Timer() as t_cold:
-                if not args.tune:
+                if not args.tune and not args.check:
                     Matcher.build(
                         "en",
                         entries_for(list(enumerate(train)), cat_index),
@@ -491,6 +528,9 @@ def main(argv=None):
     if args.tune:
         print("\n== tuning on the train split (held-out formulations and held-out items), test split unused")
         tune(train, vectors, configs)
+        return
+    if args.check:
+        check(train, cat_index, configs, vectors)
         return
     run_accuracy(train, test, cat_index, configs, args.seeds, vectors)
     if not args.no_scaling:
