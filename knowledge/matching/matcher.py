@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import embeddings
+from . import embeddings, workers
 from .decide import CALIBRATION, FUSION, TUNED, Fusion, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
@@ -273,14 +273,14 @@ class Matcher:
             if wanted & PER_MODEL_EVIDENCE:
                 # One cosine per model part (USE, then MiniLM for English); the vector's cosine is their sum.
                 cuts = [0, embeddings.USE_DIM, self.vectors.shape[1]][: self.n_parts + 1]
-                parts = [self.vectors[:, a:b] @ q[a:b] for a, b in itertools.pairwise(cuts)]
+                parts = [workers.matvec(self.vectors[:, a:b], q[a:b]) for a, b in itertools.pairwise(cuts)]
                 cosine = sum(parts)
                 for name, cos in zip(("use", "minilm"), parts, strict=False):
                     rows = cos[self.row_entry]
                     out[f"{name}_top"] = self.topk.mean(rows)
                     out[f"{name}_max"] = np.maximum.reduceat(rows, self.item_starts)
             else:
-                cosine = self.vectors @ q  # one product: the split costs a third more on large indexes
+                cosine = workers.matvec(self.vectors, q)  # one product: the split costs a third more on large indexes
             emb_rows = (np.clip(cosine, 0.0, None) / self.n_parts)[self.row_entry]
             out["knn"] = self.topk.mean(emb_rows)
             classifier = self.classifier  # read once: the background trainer may swap it

@@ -1,4 +1,4 @@
-"""Stored vectors: embed_formulations output is reused by Matcher.build, never recomputed."""
+"""Vectors: stored ones are reused by Matcher.build, never recomputed; both models joined in order; large products."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -108,3 +108,24 @@ def test_english_vectors_join_both_models_in_order_from_many_threads():
         assert v.shape == (emb.USE_DIM + emb.MINILM_DIM,)
         assert np.allclose(v[: emb.USE_DIM], use[i % 4], atol=1e-5)
         assert np.allclose(v[emb.USE_DIM :], minilm[i % 4], atol=1e-5)
+
+
+def test_large_products_are_split_over_two_threads_and_exact():
+    from knowledge.matching import workers
+
+    rng = np.random.default_rng(0)
+    matrix = rng.random((workers.SPLIT_ROWS * 2 + 3, 64), dtype=np.float32)
+    vector = rng.random(64, dtype=np.float32)
+    assert np.allclose(workers.matvec(matrix, vector), matrix @ vector, rtol=1e-5)
+    assert np.allclose(workers.matvec(matrix[:10], vector), matrix[:10] @ vector, rtol=1e-5)
+    # A column slice (one model's part of the vectors) is split the same way.
+    assert np.allclose(workers.matvec(matrix[:, 16:48], vector[16:48]), matrix[:, 16:48] @ vector[16:48], rtol=1e-5)
+
+
+def test_a_process_with_the_models_runs_blas_on_one_thread():
+    """Concurrent requests each take a core; OpenBLAS's spinning helper threads would slow the next one."""
+    from threadpoolctl import threadpool_info
+
+    emb.encode(["Quel est le solde de mon compte ?"], "fr")
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas and all(lib["num_threads"] == 1 for lib in blas)
