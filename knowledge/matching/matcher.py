@@ -280,7 +280,8 @@ class Matcher:
                     out[f"{name}_top"] = self.topk.mean(rows)
                     out[f"{name}_max"] = np.maximum.reduceat(rows, self.item_starts)
             else:
-                cosine = workers.matvec(self.vectors, q)  # one product: the split costs a third more on large indexes
+                # One product over both models' parts: a product per model costs a third more on large indexes.
+                cosine = workers.matvec(self.vectors, q)
             emb_rows = (np.clip(cosine, 0.0, None) / self.n_parts)[self.row_entry]
             out["knn"] = self.topk.mean(emb_rows)
             classifier = self.classifier  # read once: the background trainer may swap it
