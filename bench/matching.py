@@ -287,19 +287,21 @@ def tune(train, vectors, configs, seed=0):
         use = CONFIGS[cname]
         qvecs = emb.encode([train[qi][0] for qi, _ in questions], "en") if use else None
         runs = []  # (matcher, [(parts, gold)]) with the chosen settings: one per regime and layout
-        # "many": the best held-out top-1 over a small grid of weights, on the 80% knowledge base.
+        # "many": the best held-out top-1 over a small grid of weights, on the 80% knowledge base, per vector
+        # layout (English with MiniLM; USE alone, as French and Dutch bots have).
         rows = [(i, train[i]) for i in sorted(kb_full)]
-        m, _, _, _ = build(rows, cat_index, use, vectors if use else None)
-        qs = held_out_parts(m, train, questions, golds, qvecs)
-        best = None
-        for weights in many_grid(use):
-            m.fusion = Fusion(weights)
-            acc = top1(m, qs)
-            if best is None or acc > best[0]:
-                best = (acc, m.fusion)
-        m.fusion = best[1]
-        runs.append((m, qs))
-        print(f"  {cname} many: {best[1]} (held-out top-1 {best[0]:.3f})")
+        for layout, english_model in (("use+minilm", True), ("use", False)) if use else (("lexical", True),):
+            m, _, _, _ = build(rows, cat_index, use, vectors if use else None, english_model=english_model)
+            qs = held_out_parts(m, train, questions, golds, qvecs)
+            best = None
+            for weights in many_grid(use):
+                m.fusion = Fusion(weights)
+                acc = top1(m, qs)
+                if best is None or acc > best[0]:
+                    best = (acc, m.fusion)
+            m.fusion = best[1]
+            runs.append((m, qs))
+            print(f"  {cname} many ({layout}): {best[1]} (held-out top-1 {best[0]:.3f})")
         if use:
             runs += fit_few(train, kb_fives, kb_tens, cat_index, vectors, questions, golds, qvecs, cname)
         else:

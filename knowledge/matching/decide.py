@@ -36,7 +36,7 @@ class Calibration:
 # See bench/MATCHING.md for how they were chosen.
 TUNED = {
     "lexical": Thresholds(direct=0.675, reword=0.05, margin=0.0, window=0.3),
-    "embeddings": Thresholds(direct=0.625, reword=0.225, margin=0.0, window=0.3),
+    "embeddings": Thresholds(direct=0.6, reword=0.225, margin=0.0, window=0.3),
 }
 
 
@@ -71,16 +71,15 @@ class Fusion:
 # MatcherConfig.few_shot_limit formulations, "many" otherwise (with few formulations, the classifiers and the
 # best single formulation per model generalise better than the nearest formulations). Layout: which models
 # make the vectors ("use": French, Dutch...; "use+minilm": English; "lexical": no model).
-# Chosen by bench/matching.py --tune on held-out train data: "many" by a grid search, "few" by a listwise
-# softmax regression of the right item on the evidence (see bench/MATCHING.md).
+# Chosen by bench/matching.py --tune on held-out train data, per layout: "many" by a grid search, "few" by a
+# listwise softmax regression of the right item on the evidence (see bench/MATCHING.md).
 _LEXICAL_MANY = Fusion({"lex_top": 1 / 1.5, "lex_centroid": 0.5 / 1.5})
 _LEXICAL_FEW = Fusion({"lex_top": 1 / 17, "lex_centroid": 16 / 17})
-_EMBEDDINGS_MANY = Fusion({"classifier": 1.0, "knn": 0.5})
 FUSION = {
     ("lexical", "many", "lexical"): _LEXICAL_MANY,
     ("lexical", "few", "lexical"): _LEXICAL_FEW,
-    ("embeddings", "many", "use"): _EMBEDDINGS_MANY,
-    ("embeddings", "many", "use+minilm"): _EMBEDDINGS_MANY,
+    ("embeddings", "many", "use"): Fusion({"classifier": 1.0, "knn": 0.5, "lex_top": 0.075, "lex_centroid": 0.075}),
+    ("embeddings", "many", "use+minilm"): Fusion({"classifier": 1.0, "knn": 0.5}),
     ("embeddings", "few", "use"): Fusion(
         {"classifier": 1.14, "lda": 1.13, "use_top": -0.35, "use_max": 0.52, "lex_top": 0.42, "lex_centroid": -0.08}
     ),
@@ -100,7 +99,7 @@ FUSION = {
 }
 CALIBRATION = {
     "lexical": Calibration(share=6.20, similarity=2.84, bias=-4.06),
-    "embeddings": Calibration(share=5.95, similarity=4.47, bias=-5.96),
+    "embeddings": Calibration(share=6.51, similarity=4.44, bias=-6.14),
 }
 
 
