@@ -170,6 +170,9 @@ def encode(texts: list[str], language: str = "fr", with_minilm: bool | None = No
     prepared = [model_text(t) for t in texts]
     if not minilm:
         return _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
+    if not workers.alone():
+        use = _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
+        return np.hstack([use, _get_minilm().encode(prepared)])
     # Both models release the GIL while they compute: MiniLM runs on another core while USE runs here, so
     # an English input costs the slower model's time instead of the sum (about 5.9 instead of 7.1 ms here).
     side = workers.pool().submit(_get_minilm().encode, prepared)

@@ -262,6 +262,10 @@ class Matcher:
         """The raw evidence per item (decide.EVIDENCE: those the fusion weighs, or those named in `evidence`),
         plus `similarity` (best formulation) and `rows` (per-row score). `vector` is the input's embedding
         when the caller already has it (else it is computed)."""
+        with workers.query():
+            return self._components(text, vector, evidence)
+
+    def _components(self, text: str, vector: np.ndarray | None, evidence: Iterable[str] | None):
         wanted = {n for n, w in self.fusion.weights.items() if w} if evidence is None else set(evidence)
         text = text[: self.config.max_input_chars]
         lex_rows, lex_centroid = self.lexical.scores(self.lexical.analyse(text))

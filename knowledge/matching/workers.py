@@ -1,29 +1,54 @@
-"""Side threads for work that releases the GIL (MiniLM inference, large matrix products), one per core."""
+"""Side threads for work that releases the GIL (MiniLM inference, large matrix products), used only while a
+single query is in progress: under concurrent queries every core is busy already, and handing work to
+other threads then costs throughput instead of saving time."""
 
 from __future__ import annotations
 
 import functools
 import os
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
 # Below this many rows a product is over before a second thread would help.
 SPLIT_ROWS = 8192
 
+_in_flight = 0
+_guard = threading.Lock()
+
 
 @functools.cache
 def pool() -> ThreadPoolExecutor:
-    """One thread per core, so that concurrent requests do not queue behind a single one."""
     return ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="matching")
+
+
+@contextmanager
+def query() -> Iterator[None]:
+    """Marks a query in progress in this process (see `alone`)."""
+    global _in_flight
+    with _guard:
+        _in_flight += 1
+    try:
+        yield
+    finally:
+        with _guard:
+            _in_flight -= 1
+
+
+def alone() -> bool:
+    """Whether side threads may help: at most one query in progress and more than one core."""
+    return _in_flight <= 1 and (os.cpu_count() or 1) > 1
 
 
 def matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """`matrix @ vector`, in two halves computed at once (one here, one on a side thread) when the matrix is
-    large: BLAS runs one thread per call in a process that loads the models (see embeddings), so this is how
-    the products of large indexes still use both cores."""
+    large and nothing else runs: BLAS runs one thread per call in a process that loads the models (see
+    embeddings), so this is how a lone query still uses both cores on a large index."""
     rows = matrix.shape[0]
-    if rows < SPLIT_ROWS or (os.cpu_count() or 1) < 2:
+    if rows < SPLIT_ROWS or not alone():
         return matrix @ vector
     half = rows // 2
     lower = pool().submit(np.matmul, matrix[half:], vector)

@@ -10,6 +10,7 @@ from knowledge.matching import (
     Matcher,
     MatcherConfig,
     embed_formulations,
+    workers,
 )
 from knowledge.matching import embeddings as emb
 
@@ -102,8 +103,14 @@ def test_english_vectors_join_both_models_in_order_from_many_threads():
     texts = ["What is my balance?", "Activate my new card", "I lost my card", "Change my address"]
     use = emb.encode(texts, "en", with_minilm=False)
     minilm = emb._get_minilm().encode([emb.model_text(t) for t in texts])
+
+    def as_a_query(text):
+        # Inside a query: alone, MiniLM runs on a side thread; beside other queries, in this thread.
+        with workers.query():
+            return emb.encode([text], "en")[0]
+
     with ThreadPoolExecutor(max_workers=4) as pool:
-        together = list(pool.map(lambda t: emb.encode([t], "en")[0], texts * 5))
+        together = list(pool.map(as_a_query, texts * 5))
     for i, v in enumerate(together):
         assert v.shape == (emb.USE_DIM + emb.MINILM_DIM,)
         assert np.allclose(v[: emb.USE_DIM], use[i % 4], atol=1e-5)
@@ -111,8 +118,6 @@ def test_english_vectors_join_both_models_in_order_from_many_threads():
 
 
 def test_large_products_are_split_over_two_threads_and_exact():
-    from knowledge.matching import workers
-
     rng = np.random.default_rng(0)
     matrix = rng.random((workers.SPLIT_ROWS * 2 + 3, 64), dtype=np.float32)
     vector = rng.random(64, dtype=np.float32)
@@ -129,3 +134,15 @@ def test_a_process_with_the_models_runs_blas_on_one_thread():
     emb.encode(["Quel est le solde de mon compte ?"], "fr")
     blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
     assert blas and all(lib["num_threads"] == 1 for lib in blas)
+
+
+def test_side_threads_serve_a_lone_query_only(monkeypatch):
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    assert workers.alone()
+    with workers.query():
+        assert workers.alone()
+        with workers.query():
+            assert not workers.alone()  # two queries: each keeps its work in its own thread
+    assert workers.alone()
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 1)
+    assert not workers.alone()
