@@ -10,6 +10,7 @@ import argparse
 import random
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -171,6 +172,29 @@ def check(train, cat_index, configs, vectors):
                 f"  {layout:<10} {per_item:>2} per item: top-1 {np.mean(accs):.4f} "
                 f"(draws: {' / '.join(f'{a:.4f}' for a in accs)})"
             )
+
+
+def run_concurrency(train, test, cat_index, vectors, questions=800):
+    """Matches per second and latency with 1, 2 and 4 client threads sharing one index (the full train
+    split, default configuration), as concurrent requests of one server process would."""
+    print("\n== concurrency (default configuration, full train split, one process)")
+    m, _, _, _ = build(list(enumerate(train)), cat_index, True, vectors)
+    texts = [t for t, _ in test[:questions]]
+    for t in texts[:20]:
+        m.match(t)
+
+    def one(text):
+        t0 = time.perf_counter()
+        m.match(text)
+        return (time.perf_counter() - t0) * 1000
+
+    for clients in (1, 2, 4):
+        with Timer() as wall, ThreadPoolExecutor(max_workers=clients) as pool:
+            lat = list(pool.map(one, texts))
+        print(
+            f"  {clients} client(s): {len(texts) / wall.seconds:.0f} matches/s, median {percentile(lat, 50):.2f} ms, "
+            f"p99 {percentile(lat, 99):.2f} ms"
+        )
 
 
 def synthetic(train, size, seed=0):
@@ -535,6 +559,8 @@ def main(argv=None):
         check(train, cat_index, configs, vectors)
         return
     run_accuracy(train, test, cat_index, configs, args.seeds, vectors)
+    if "default" in configs and not args.quick:
+        run_concurrency(train, test, cat_index, vectors)
     if not args.no_scaling:
         run_scaling(train, test, configs, vectors)
 
