@@ -160,10 +160,10 @@ def model_text(text: str) -> str:
     return " ".join(text.split()) or "."
 
 
-def encode(texts: list[str], language: str = "fr", with_minilm: bool | None = None) -> np.ndarray:
-    """L2-normalised float32 vectors, one row per text: USE (512), then MiniLM (384) for English
-    (`with_minilm`: None for "when the language is English", False for USE alone)."""
-    minilm = uses_minilm(language) if with_minilm is None else with_minilm and uses_minilm(language)
+def encode(texts: list[str], language: str = "fr", with_minilm: bool = True) -> np.ndarray:
+    """L2-normalised float32 vectors, one row per text: USE (512), then MiniLM (384) for English unless
+    `with_minilm` is False (USE alone, as for other languages)."""
+    minilm = with_minilm and uses_minilm(language)
     width = USE_DIM + (MINILM_DIM if minilm else 0)
     if not texts:
         return np.zeros((0, width), dtype=np.float32)
@@ -186,12 +186,12 @@ def to_bytes(vec: np.ndarray) -> bytes:
     return tag + np.asarray(vec, dtype="<f2").tobytes()
 
 
-def from_bytes(data: bytes | None, language: str = "fr", with_minilm: bool | None = None) -> np.ndarray | None:
+def from_bytes(data: bytes | None, language: str = "fr", with_minilm: bool = True) -> np.ndarray | None:
     """The vector stored by `to_bytes` if it has what `language` needs now, else None (recompute it);
     `with_minilm` as in `encode`."""
     if not data:
         return None
-    want_both = uses_minilm(language) if with_minilm is None else with_minilm and uses_minilm(language)
+    want_both = with_minilm and uses_minilm(language)
     tag, size = (_TAG_BOTH, USE_DIM + MINILM_DIM) if want_both else (_TAG_USE, USE_DIM)
     if data.startswith(_TAG_BOTH) and not want_both and len(data) == 4 + 2 * (USE_DIM + MINILM_DIM):
         # A vector made with MiniLM still holds a valid USE part.

@@ -105,7 +105,6 @@ class Matcher:
         self.fusion = config.fusion(self.regime, self.layout)
         self.topk = TopK(self.row_item, self.item_starts, 0)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
-        self._item_index: dict[int, int] = {}
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -143,7 +142,6 @@ class Matcher:
         m.row_text = row_text
         m.item_ids = np.asarray(item_ids, dtype=np.int64)
         m.item_starts = np.asarray(item_starts, dtype=np.int64)
-        m._item_index = {int(x): i for i, x in enumerate(item_ids)}
         if item_ids:
             per_item = np.bincount(entry_item, minlength=len(item_ids))
             m.regime = "few" if float(np.median(per_item)) <= config.few_shot_limit else "many"
@@ -165,14 +163,14 @@ class Matcher:
                     if interim:
                         # The LDA serves while the regression trains in the background, or for good when too costly.
                         m.classifier = lda
-                m._refine(labels, len(item_ids))
+                m._refine(labels, len(item_ids), cost)
         if m._trainer is None:
             m.ready.set()
         return m
 
-    def _refine(self, labels: np.ndarray, n_items: int) -> None:
+    def _refine(self, labels: np.ndarray, n_items: int, cost: float) -> None:
+        """Train the softmax regression (`cost` multiply-adds): here, in the background, or not at all."""
         cfg = self.config
-        cost = SoftmaxRegression.cost(len(labels), self.vectors.shape[1], n_items)
         if not cfg.refine_classifier or cost > cfg.max_training_cost:
             return
 

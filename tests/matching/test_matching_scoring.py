@@ -130,7 +130,7 @@ def test_regime_follows_formulations_per_item():
 
 
 def test_fusion_weighs_only_the_named_evidence():
-    # Two items; the lexical top-3 says item 1, the TF-IDF centroid is neutralised by the weights.
+    # Only the lexical top-3 is weighed: the fused evidence is its z-score, the centroid plays no part.
     m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=False, fusion_weights={"lex_top": 1.0}))
     mask = np.ones(len(m.item_ids), dtype=bool)
     parts = m.components("activer ma carte")

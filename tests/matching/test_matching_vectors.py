@@ -53,7 +53,7 @@ def test_build_reuses_stored_vectors(monkeypatch):
     calls = []
     real = emb.encode
 
-    def spy(texts, language="fr", with_minilm=None):
+    def spy(texts, language="fr", with_minilm=True):
         calls.append(list(texts))
         return real(texts, language, with_minilm)
 
@@ -77,7 +77,7 @@ def test_build_computes_only_missing_or_foreign_vectors(monkeypatch):
     monkeypatch.setattr(
         emb,
         "encode",
-        lambda texts, language="fr", with_minilm=None: calls.append(list(texts)) or real(texts, language, with_minilm),
+        lambda texts, language="fr", with_minilm=True: calls.append(list(texts)) or real(texts, language, with_minilm),
     )
     m = Matcher.build("fr", entries, config=MatcherConfig(use_embeddings=True))
     assert m.computed_vectors == 2
@@ -117,14 +117,23 @@ def test_english_vectors_join_both_models_in_order_from_many_threads():
         assert np.allclose(v[emb.USE_DIM :], minilm[i % 4], atol=1e-5)
 
 
-def test_large_products_are_split_over_two_threads_and_exact():
+def test_large_products_are_split_over_two_threads_and_exact(monkeypatch):
+    monkeypatch.setattr(workers.os, "cpu_count", lambda: 2)
+    side = []
+    real_submit = workers.pool().submit
+    monkeypatch.setattr(workers.pool(), "submit", lambda fn, *a: side.append(a[0].shape) or real_submit(fn, *a))
     rng = np.random.default_rng(0)
     matrix = rng.random((workers.SPLIT_ROWS * 2 + 3, 64), dtype=np.float32)
     vector = rng.random(64, dtype=np.float32)
     assert np.allclose(workers.matvec(matrix, vector), matrix @ vector, rtol=1e-5)
+    assert side == [(workers.SPLIT_ROWS + 2, 64)]  # the lower half went to a side thread
     assert np.allclose(workers.matvec(matrix[:10], vector), matrix[:10] @ vector, rtol=1e-5)
     # A column slice (one model's part of the vectors) is split the same way.
     assert np.allclose(workers.matvec(matrix[:, 16:48], vector[16:48]), matrix[:, 16:48] @ vector[16:48], rtol=1e-5)
+    assert len(side) == 2  # small products stay in the calling thread
+    with workers.query(), workers.query():  # beside another query: no side thread
+        assert np.allclose(workers.matvec(matrix, vector), matrix @ vector, rtol=1e-5)
+    assert len(side) == 2
 
 
 def test_a_process_with_the_models_runs_blas_on_one_thread():
