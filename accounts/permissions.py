@@ -21,6 +21,8 @@ Role matrix (a user acts only on the bots of their own account):
     status.details             x          x                       server status with details
     users.add                  x                                  add a back-office user
     competencies.edit          x                                  add or delete a competency
+    livechat.operate           x                   x              answer visitors, set one's availability
+    livechat.supervise         x                                  set other operators' availability
 
 Django superusers are the platform's operators: they may do everything on every account.
 """
@@ -45,13 +47,15 @@ ACTIONS = frozenset(
         "status.details",
         "users.add",
         "competencies.edit",
+        "livechat.operate",
+        "livechat.supervise",
     }
 )
 
 ROLE_ACTIONS: dict[str, frozenset[str]] = {
     Role.ADMINISTRATOR: ACTIONS,
     Role.EDITOR: frozenset({"knowledge.read", "knowledge.edit", "preferences.read", "account.read", "status.details"}),
-    Role.OPERATOR: frozenset({"knowledge.read", "account.read"}),
+    Role.OPERATOR: frozenset({"knowledge.read", "account.read", "livechat.operate"}),
     Role.READER: frozenset({"knowledge.read", "preferences.read", "account.read"}),
 }
 

@@ -10,11 +10,14 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up first)
 
 from livechat.routing import websocket_urlpatterns  # noqa: E402
+from livechat.timers import with_timers  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        # No origin check: the chatbox runs on the customers' sites and sends no credentials.
-        "websocket": URLRouter(websocket_urlpatterns),
-    }
+# Each server process runs live chat's clocks (timeouts, dead consoles) once it serves a connection.
+application = with_timers(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": URLRouter(websocket_urlpatterns),
+        }
+    )
 )

@@ -115,7 +115,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL")
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # channels_redis blocks 5 s on each read and redis-py's default socket timeout is 5 s too: every
+    # idle websocket was closed (1011) 5 s after it opened. The read timeout stays well above that.
+    REDIS_CHANNEL_HOST = {
+        "address": REDIS_URL,
+        "socket_timeout": 30,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
+    }
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_CHANNEL_HOST]}}
+    }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -173,6 +183,11 @@ KB_UPLOAD_MAX_BYTES = env("KB_UPLOAD_MAX_BYTES")
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
+
+# Live chat: an operator's console refreshes its presence every third of this; silent longer, the
+# operator is offline and their visitors go to another operator. The timers run this often (0: off).
+LIVECHAT_OPERATOR_GRACE_SECONDS = env.int("LIVECHAT_OPERATOR_GRACE_SECONDS", default=30)
+LIVECHAT_TIMER_SECONDS = env.float("LIVECHAT_TIMER_SECONDS", default=5.0)
 
 LOGGING = {
     "version": 1,

@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.pages import authentication_page
+from livechat.api.views import ChatHttpView
 
 servlet_api = [
     path("", include("bots.api.urls")),
@@ -13,6 +14,7 @@ servlet_api = [
     path("", include("accounts.api.urls")),
     path("", include("preferences.api.urls")),
     path("", include("knowledge.api.urls")),
+    path("", include("livechat.api.urls")),
 ]
 
 urlpatterns = [
@@ -21,6 +23,9 @@ urlpatterns = [
     path("authentication.html", authentication_page),
     path("servlet/api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("servlet/api/doc/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-console"),
+    # The old servlet's chat call (CV5's polling form of the live-chat frames), with or without /servlet.
+    re_path(r"^(?:servlet/)?chatHttp/?$", ChatHttpView.as_view(), name="chat-http"),
+    path("livechat/", include("livechat.pages")),
     re_path(r"^servlet/api/", include(servlet_api)),
     re_path(r"^api/", include(servlet_api)),
     path("", include("bots.pages")),

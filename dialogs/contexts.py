@@ -56,4 +56,5 @@ def revoke_idle_dialogs(now=None) -> int:
     """Archive every dialog idle past the limit; returns how many. Lookups revoke lazily anyway."""
     now = now or timezone.now()
     limit = now - timedelta(seconds=settings.CONTEXT_IDLE_SECONDS)
-    return Dialog.objects.filter(archived_at=None, last_activity__lt=limit).update(archived_at=now)
+    idle = Dialog.objects.filter(archived_at=None, last_activity__lt=limit, livechat=Dialog.Livechat.BOT)
+    return idle.update(archived_at=now)

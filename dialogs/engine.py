@@ -14,8 +14,9 @@ from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
 from knowledge.snapshot import Snapshot, snapshot_for
 
-from . import contexts
+from . import contexts, handover
 from .clock import epoch_ms
+from .handover import LEAVE_QUEUE_INPUT, Code, Reply
 from .models import Dialog, Interaction
 from .rendering import rewording_answer, substitute_variables
 from .requests import TalkRequest
@@ -50,6 +51,8 @@ class TalkResponse:
     interaction_id: int = 0
     server_time_ms: int = 0
     feedback_wording: dict = field(default_factory=dict)
+    # The input went to a human operator: over the websocket nothing is sent back for it.
+    relayed: bool = False
 
     def values(self, bot) -> dict:
         """The talkResponse values the chatbox reads (client-contract.md §3); strings are encoded later."""
@@ -73,16 +76,6 @@ class TalkResponse:
         return values
 
 
-@dataclass
-class _Answer:
-    text: str
-    type_response: str
-    knowledge_id: int = 0
-    ask_feedback: bool = False
-    payload: dict = field(default_factory=dict)
-    reworded: list[int] = field(default_factory=list)
-
-
 def talk(bot, request: TalkRequest) -> TalkResponse:
     now = timezone.now()
     snapshot = snapshot_for(bot)
@@ -93,13 +86,21 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
     _apply_request(dialog, request, snapshot)
 
     text = request.user_input.strip()
+    livechat = handover.current()
     if text == "#reset#":
+        if dialog.livechat and livechat:
+            livechat.close(dialog, now)
         contexts.archive_dialog(dialog, now)
         dialog = open_dialog(bot, request, snapshot, now)
         _apply_request(dialog, request, snapshot)
         answer = _welcome(snapshot, dialog)
+    elif dialog.livechat and livechat and text != LEAVE_QUEUE_INPUT:
+        # A human holds the dialog: the bot stays silent, the input goes to the operator.
+        answer = Reply(text="", type_response=Code.VISITOR_MESSAGE, relayed=True)
     elif text == "#welcome#":
         answer = _welcome(snapshot, dialog)
+    elif text == LEAVE_QUEUE_INPUT and livechat:
+        answer = Reply(text="", type_response=Code.LEAVE_QUEUE)
     elif match := PUSH_CONDITION.match(text):
         answer = _pushed(snapshot, dialog, int(match.group(1)), request) or _understand(snapshot, dialog, request, text)
     else:
@@ -110,8 +111,13 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         answer = _understand(snapshot, dialog, request, text)
 
     with transaction.atomic():
-        interaction_id = 0
-        if not request.do_not_register:
+        # Live chat's changes (queue, assignment) and the interaction are stored together.
+        if answer.type_response == Code.LEAVE_QUEUE:
+            answer = livechat.leave_queue(dialog, request, now)
+        elif answer.escalate and livechat:
+            answer = livechat.escalate(dialog, request, answer, now)
+        interaction = None
+        if not request.do_not_register or answer.relayed:
             interaction = Interaction.objects.create(
                 dialog=dialog,
                 bot_id=bot.pk,
@@ -128,7 +134,8 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
                 ask_feedback=answer.ask_feedback,
                 payload=answer.payload,
             )
-            interaction_id = interaction.pk
+        if answer.relayed:
+            answer = livechat.relay(dialog, interaction, request, now)
         Dialog.objects.filter(pk=dialog.pk).update(
             last_activity=now,
             language=dialog.language,
@@ -147,7 +154,8 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         knowledge_id=answer.knowledge_id,
         ask_feedback=answer.ask_feedback,
         payload=answer.payload,
-        interaction_id=interaction_id,
+        interaction_id=interaction.pk if interaction else 0,
+        relayed=answer.relayed,
         server_time_ms=epoch_ms(now),
         feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
     )
@@ -199,12 +207,12 @@ def _space_name(snapshot: Snapshot, requested: str) -> str:
     return snapshot.space_names.get(space_id, "")
 
 
-def _welcome(snapshot: Snapshot, dialog: Dialog) -> _Answer:
+def _welcome(snapshot: Snapshot, dialog: Dialog) -> Reply:
     text = substitute_variables(global_sentence(snapshot.sentences, dialog.language, K.WELCOME), dialog.variables)
-    return _Answer(text=text, type_response=TypeResponse.UNDERSTOOD)
+    return Reply(text=text, type_response=TypeResponse.UNDERSTOOD)
 
 
-def _pushed(snapshot: Snapshot, dialog: Dialog, item_id: int, request: TalkRequest) -> _Answer | None:
+def _pushed(snapshot: Snapshot, dialog: Dialog, item_id: int, request: TalkRequest) -> Reply | None:
     """An event-triggered item the chatbox's push rules fired."""
     item = snapshot.items.get(item_id)
     space_id = _space_id(snapshot, dialog)
@@ -224,10 +232,10 @@ def _space_id(snapshot: Snapshot, dialog: Dialog) -> int:
     return snapshot.default_space_id if space_id is None else space_id
 
 
-def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: str) -> _Answer:
+def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: str) -> Reply:
     language = dialog.language
     if not text:
-        return _Answer(global_sentence(snapshot.sentences, language, K.EMPTY_INPUT), TypeResponse.EMPTY)
+        return Reply(global_sentence(snapshot.sentences, language, K.EMPTY_INPUT), TypeResponse.EMPTY)
     space_id = _space_id(snapshot, dialog)
     qualification = dialog.qualification_mode
     matcher = snapshot.matcher(language)
@@ -254,7 +262,7 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
     if result.outcome == "reword" and result.candidates:
         questions = [_reword_text(snapshot, language, candidate) for candidate in result.candidates[:3]]
         intro = global_sentence(snapshot.sentences, language, K.REWORD_INTRO)
-        return _Answer(
+        return Reply(
             text=rewording_answer(intro, questions),
             type_response=TypeResponse.ONE_REWORD if len(questions) == 1 else TypeResponse.SEVERAL_REWORDS,
             reworded=[candidate.item_id for candidate in result.candidates[:3]],
@@ -262,17 +270,19 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
     return _misunderstood(snapshot, dialog, request)
 
 
-def _misunderstood(snapshot: Snapshot, dialog: Dialog, request: TalkRequest) -> _Answer:
+def _misunderstood(snapshot: Snapshot, dialog: Dialog, request: TalkRequest) -> Reply:
     dialog.misunderstood_streak += 1
     limit = dialog.bot.too_many_misunderstood
+    escalate = ""
     if limit and dialog.misunderstood_streak >= limit:
         dialog.misunderstood_streak = 0
         kind, type_response = K.TOO_MANY_MISUNDERSTOOD, TypeResponse.TOO_MANY_MISUNDERSTOOD
+        escalate = "too_many_misunderstood"
     elif request.too_long:
         kind, type_response = K.TOO_LONG_INPUT, TypeResponse.TOO_LONG
     else:
         kind, type_response = K.MISUNDERSTOOD, TypeResponse.MISUNDERSTOOD
-    return _Answer(global_sentence(snapshot.sentences, dialog.language, kind), type_response)
+    return Reply(global_sentence(snapshot.sentences, dialog.language, kind), type_response, escalate=escalate)
 
 
 def _reword_text(snapshot: Snapshot, language: str, candidate) -> str:
@@ -289,7 +299,7 @@ def _reword_text(snapshot: Snapshot, language: str, candidate) -> str:
     return first or plain_formulation(candidate.formulation_text)
 
 
-def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int) -> _Answer | None:
+def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int) -> Reply | None:
     complements = snapshot.complements_for(item_id, dialog.language, space_id, dialog.qualification_mode)
     wanted = [item_id] + [cid for cid, _ in complements if cid != item_id]
     answers = answers_for(wanted, dialog.language, space_id, snapshot.default_space_id)
@@ -315,10 +325,12 @@ def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int
         payload["templateData"] = substitute_variables(main.template_data, dialog.variables)
     if main.gui_action:
         payload["guiAction"] = main.gui_action
-    return _Answer(
+    return Reply(
         text=substitute_variables(text, dialog.variables),
         type_response=TypeResponse.UNDERSTOOD,
         knowledge_id=item_id,
         ask_feedback=main.ask_feedback,
         payload=payload,
+        escalate="answer" if main.livechat else "",
+        competency=main.livechat_competency,
     )

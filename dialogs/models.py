@@ -36,6 +36,14 @@ class Dialog(models.Model):
     current_node = models.ForeignKey(
         "knowledge.KnowledgeItem", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+
+    class Livechat(models.TextChoices):
+        BOT = "", "With the bot"
+        QUEUED = "queued", "Waiting for an operator"
+        OPERATOR = "operator", "With an operator"
+
+    # Set by live chat: while a human holds (or is about to hold) the dialog the bot stays silent.
+    livechat = models.CharField("live chat", max_length=10, choices=Livechat.choices, blank=True, default="")
     user_typing = models.BooleanField(default=False)
     typing_content = models.CharField(max_length=600, blank=True)
     typing_at = models.DateTimeField(null=True, blank=True)
@@ -51,6 +59,8 @@ class Dialog(models.Model):
         """An id unused for the idle time is revoked (servlet-api.md §3), even before archiving runs."""
         if self.archived_at is not None:
             return True
+        if self.livechat:
+            return False  # live chat closes its dialogs itself (the visitor-inactivity timer)
         now = now or timezone.now()
         return now - self.last_activity > timedelta(seconds=settings.CONTEXT_IDLE_SECONDS)
 

@@ -29,6 +29,8 @@ class TalkRequest:
     solution_used: str = ""
     context_type: str = ""
     mode: str = ""
+    # Live chat: the operators' competency this visitor needs (else the item's, else any operator).
+    competency: str = ""
     # The input was longer than the limit and was cut (only its first 600 characters are used).
     too_long: bool = False
 
@@ -69,6 +71,7 @@ def talk_request_from_params(params: ServletParams, context_id: str | None = Non
         solution_used=params.text("solutionUsed", max_length=20),
         context_type=params.text("contextType", max_length=20),
         mode=b64_decode(params.text("mode", max_length=100)),
+        competency=params.text("competency", max_length=100).strip(),
     )
 
 

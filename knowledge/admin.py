@@ -25,7 +25,7 @@ class AnswerInline(admin.StackedInline):
     fields = [
         ("language", "space"),
         "text",
-        ("ask_feedback", "livechat"),
+        ("ask_feedback", "livechat", "livechat_competency"),
         ("template_name", "gui_action"),
         "template_data",
         "sidebar",

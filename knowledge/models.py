@@ -137,6 +137,12 @@ class Answer(models.Model):
     gui_action = models.CharField(max_length=500, blank=True)
     ask_feedback = models.BooleanField(default=False)
     livechat = models.BooleanField(default=False, help_text="Escalates the dialog to a human operator.")
+    livechat_competency = models.CharField(
+        "live-chat competency",
+        max_length=100,
+        blank=True,
+        help_text="Route the escalated dialog to operators with this competency (empty: any operator).",
+    )
 
     class Meta:
         ordering = ["language", "space__name"]
@@ -166,6 +172,15 @@ class GlobalSentence(models.Model):
         FEEDBACK_COMMENT_END = "feedback_comment_end", "Feedback: thanks after a comment"
         LINK_CLICKED = "link_clicked", "Link clicked"
         LINK_NEW_TAB = "link_new_tab", "Link opened in a new tab"
+        LIVECHAT_NO_OPERATOR = "livechat_no_operator", "Live chat: no operator available"
+        LIVECHAT_CONNECTED = "livechat_connected", "Live chat: an operator takes the dialog ({operator})"
+        LIVECHAT_QUEUED = "livechat_queued", "Live chat: waiting ({position}, {minutes})"
+        LIVECHAT_LEFT_QUEUE = "livechat_left_queue", "Live chat: the visitor left the queue"
+        LIVECHAT_TRANSFERRED = "livechat_transferred", "Live chat: transferred to another operator ({operator})"
+        LIVECHAT_OPERATOR_DISCONNECTED = "livechat_operator_disconnected", "Live chat: the operator was disconnected"
+        LIVECHAT_ALMOST_TIMED_OUT = "livechat_almost_timed_out", "Live chat: the dialog closes soon ({seconds})"
+        LIVECHAT_AUTO_CLOSE = "livechat_auto_close", "Live chat: closed for inactivity"
+        LIVECHAT_END = "livechat_end", "Live chat: ended by the operator ({operator})"
 
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="global_sentences")
     language = models.CharField(max_length=8)

@@ -1,5 +1,7 @@
 """Global sentences: the bot's own, else a sensible default in its language."""
 
+import re
+
 from .models import GlobalSentence
 
 K = GlobalSentence.Kind
@@ -23,6 +25,19 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.FEEDBACK_COMMENT_END: "Merci pour votre retour !",
         K.LINK_CLICKED: "Voici le lien demandé.",
         K.LINK_NEW_TAB: "Le lien s'est ouvert dans un nouvel onglet.",
+        K.LIVECHAT_NO_OPERATOR: "Aucun conseiller n'est disponible pour le moment. Je reste à votre disposition, "
+        "ou appelez-nous au 01 23 45 67 89.",
+        K.LIVECHAT_CONNECTED: "Vous êtes en relation avec {operator}.",
+        K.LIVECHAT_QUEUED: "Tous nos conseillers sont occupés. Vous êtes en position {position} dans la file "
+        "d'attente (environ {minutes} min).",
+        K.LIVECHAT_LEFT_QUEUE: "Vous avez quitté la file d'attente. Je reste à votre disposition.",
+        K.LIVECHAT_TRANSFERRED: "Votre conversation est transférée à {operator}.",
+        K.LIVECHAT_OPERATOR_DISCONNECTED: "Votre conseiller a été déconnecté. Nous cherchons un autre conseiller.",
+        K.LIVECHAT_ALMOST_TIMED_OUT: "Êtes-vous toujours là ? Sans réponse, la conversation sera fermée dans "
+        "{seconds} secondes.",
+        K.LIVECHAT_AUTO_CLOSE: "La conversation avec le conseiller est fermée faute de réponse. Je reste à votre "
+        "disposition.",
+        K.LIVECHAT_END: "{operator} a terminé la conversation. Merci et à bientôt !",
     },
     "en": {
         K.WELCOME: "Hello! How can I help you?",
@@ -41,6 +56,18 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.FEEDBACK_COMMENT_END: "Thank you for your feedback!",
         K.LINK_CLICKED: "Here is the link you asked for.",
         K.LINK_NEW_TAB: "The link opened in a new tab.",
+        K.LIVECHAT_NO_OPERATOR: "No advisor is available right now. I am still here to help, or call us on "
+        "+33 1 23 45 67 89.",
+        K.LIVECHAT_CONNECTED: "You are now talking to {operator}.",
+        K.LIVECHAT_QUEUED: "All our advisors are busy. You are number {position} in the queue (about {minutes} min).",
+        K.LIVECHAT_LEFT_QUEUE: "You left the queue. I am still here to help.",
+        K.LIVECHAT_TRANSFERRED: "Your conversation is transferred to {operator}.",
+        K.LIVECHAT_OPERATOR_DISCONNECTED: "Your advisor was disconnected. We are looking for another advisor.",
+        K.LIVECHAT_ALMOST_TIMED_OUT: "Are you still there? Without an answer the conversation closes in "
+        "{seconds} seconds.",
+        K.LIVECHAT_AUTO_CLOSE: "The conversation with the advisor was closed for lack of an answer. "
+        "I am still here to help.",
+        K.LIVECHAT_END: "{operator} ended the conversation. Thank you, and see you soon!",
     },
     "nl": {
         K.WELCOME: "Hallo! Hoe kan ik u helpen?",
@@ -59,6 +86,17 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.FEEDBACK_COMMENT_END: "Bedankt voor uw feedback!",
         K.LINK_CLICKED: "Hier is de gevraagde link.",
         K.LINK_NEW_TAB: "De link is in een nieuw tabblad geopend.",
+        K.LIVECHAT_NO_OPERATOR: "Er is op dit moment geen medewerker beschikbaar. Ik help u graag verder.",
+        K.LIVECHAT_CONNECTED: "U spreekt nu met {operator}.",
+        K.LIVECHAT_QUEUED: "Al onze medewerkers zijn bezet. U bent nummer {position} in de wachtrij "
+        "(ongeveer {minutes} min).",
+        K.LIVECHAT_LEFT_QUEUE: "U hebt de wachtrij verlaten. Ik help u graag verder.",
+        K.LIVECHAT_TRANSFERRED: "Uw gesprek wordt overgedragen aan {operator}.",
+        K.LIVECHAT_OPERATOR_DISCONNECTED: "Uw medewerker is de verbinding kwijt. We zoeken een andere medewerker.",
+        K.LIVECHAT_ALMOST_TIMED_OUT: "Bent u er nog? Zonder antwoord wordt het gesprek over {seconds} "
+        "seconden gesloten.",
+        K.LIVECHAT_AUTO_CLOSE: "Het gesprek met de medewerker is gesloten omdat er geen antwoord kwam.",
+        K.LIVECHAT_END: "{operator} heeft het gesprek beëindigd. Bedankt en tot ziens!",
     },
 }
 
@@ -80,6 +118,14 @@ def global_sentence(sentences: dict[tuple[str, str], str], language: str, kind: 
     if found:
         return found
     return DEFAULTS.get(language, DEFAULTS["en"]).get(kind) or DEFAULTS["en"][kind]
+
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(text: str, **values) -> str:
+    """A sentence with its {placeholders} filled; an unknown placeholder stays as written."""
+    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
 
 
 def feedback_wording(sentences: dict[tuple[str, str], str], language: str) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The livechat app: operators, availability, and the websocket consumers of the chat."""
+"""The livechat app: operators and their availability, the waiting queue, the websockets of the
+chatbox and of the operators' console, and the Operators availability and Callback servlet groups."""
 
 from django.apps import AppConfig
 
@@ -6,3 +7,15 @@ from django.apps import AppConfig
 class LivechatConfig(AppConfig):
     name = "livechat"
     verbose_name = "Live chat"
+
+    def ready(self):
+        from bots.status import checks, volumes
+        from dialogs import handover
+
+        from . import status
+        from .handover import LivechatHandover
+
+        handover.register(LivechatHandover())
+        volumes.register("connectedOperators", status.connected_operators)
+        volumes.register("currentLivechatDialogs", status.current_livechat_dialogs)
+        checks.extend("livechat", status.inspect)

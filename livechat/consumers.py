@@ -1,70 +1,153 @@
-"""The chatbox's websocket: parses frames and calls the same dialog services as the REST calls."""
+"""The websockets: the chatbox's (frames in, answers and live-chat pushes out) and the operators'
+console's (actions in, the console's news out). Both only parse and deliver; the work is done by
+the same services as the REST calls."""
 
+import asyncio
 import json
 import logging
 
-from channels.generic.websocket import WebsocketConsumer
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
-from bots.servlet.envelope import encode_values
 from bots.servlet.errors import ServletError
-from bots.servlet.params import CONTEXT_ID
-from bots.servlet.views import get_bot
-from dialogs import contexts
-from dialogs.engine import talk
-from dialogs.history import history_values
-from dialogs.requests import params_from_frame, talk_request_from_params
-from dialogs.topknowledge import top_knowledge_values
-from knowledge.snapshot import snapshot_for
+from dialogs.contexts import parse_context_id
+
+from . import console, frames
+from .delivery import account_group, dialog_group, frame_text, operator_group
+from .layer import record_layer_failure
 
 log = logging.getLogger(__name__)
 SUBPROTOCOL = "svcchat"
 
 
-class ChatboxConsumer(WebsocketConsumer):
-    def connect(self):
+class LayerWatch:
+    """A channel layer that fails under a consumer (Redis gone, a read timeout) closes its socket with
+    1011; the failure is recorded so the server status reports live chat as Ko."""
+
+    async def __call__(self, scope, receive, send):
+        try:
+            return await super().__call__(scope, receive, send)
+        except Exception as error:
+            await database_sync_to_async(record_layer_failure)(error)
+            raise
+
+
+class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
+    """The chatbox's socket (/servlet//chatWs, /servlet/chatWs, /chatWs). Once a frame names its dialog,
+    the socket joins the dialog's group, where live chat pushes operator messages and notifications."""
+
+    group = None
+
+    async def connect(self):
         # servlet-api.md names the svcchat subprotocol; the chatbox offers none, so both are accepted.
         offered = self.scope.get("subprotocols") or []
-        self.accept(SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        await self.accept(SUBPROTOCOL if SUBPROTOCOL in offered else None)
 
-    def receive(self, text_data=None, bytes_data=None):
+    async def receive(self, text_data=None, bytes_data=None):
         if text_data is None:
             return
         if text_data.strip() == "ping":
-            self.send(text_data="pong")
+            await self.send(text_data="pong")
             return
         try:
             frame = json.loads(text_data)
             if not isinstance(frame, dict):
                 raise ValueError("a frame is a JSON object")
-            self.handle(str(frame.get("type", "")), frame.get("parameters") or {})
-        except ServletError as error:
-            self.send_frame("notification", {"code": "ERRInvalidRequest", "error": error.message})
         except ValueError:
-            self.send_frame("notification", {"code": "ERRInvalidRequest", "error": "Frames are JSON objects."})
+            await self.error("Frames are JSON objects.")
+            return
+        try:
+            outcome = await database_sync_to_async(frames.handle)(frame, "websocket")
+        except ServletError as error:
+            await self.error(error.message)
+            return
+        if outcome.context_id:
+            await self.follow(outcome.context_id)
+        for text in outcome.frames:
+            await self.send(text_data=text)
 
-    def handle(self, frame_type: str, parameters: dict):
-        if not isinstance(parameters, dict):
-            raise ValueError("parameters is a JSON object")
-        params = params_from_frame(parameters)
-        bot = get_bot(params.text("botId", "botUUID"))
-        if frame_type == "talk":
-            answer = talk(bot, talk_request_from_params(params))
-            self.send_frame("talkResponse", answer.values(bot))
-        elif frame_type == "checkContextAvailability":
-            available = contexts.active_dialog(bot, params.text(*CONTEXT_ID)) is not None
-            self.send_frame("checkContextAvailabilityResponse", {"isContextStillAvailable": available})
-        elif frame_type == "history":
-            dialog = contexts.active_dialog(bot, params.text("dialog") or params.text(*CONTEXT_ID))
-            values = {"interactions": history_values(dialog), "contextId": str(dialog.uuid) if dialog else ""}
-            self.send_frame("historyResponse", values)
-        elif frame_type == "topknowledge":
-            self.send_frame("topKnowledgeResponse", top_knowledge_values(snapshot_for(bot), params))
-        elif frame_type in ("typing", "reading"):
-            return  # no answer expected; live chat relays them to the operator
-        else:
-            self.send_frame(
-                "notification", {"code": "ERRInvalidRequest", "error": f"Unknown frame type {frame_type!r}."}
-            )
+    async def follow(self, context_id: str):
+        parsed = parse_context_id(context_id)
+        if parsed is None or self.channel_layer is None:
+            return
+        group = dialog_group(parsed)
+        if group == self.group:
+            return
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.channel_layer.group_add(group, self.channel_name)
+        self.group = group
 
-    def send_frame(self, frame_type: str, values: dict):
-        self.send(text_data=json.dumps({"type": frame_type, "values": encode_values(values)}))
+    async def disconnect(self, code):
+        if self.group and self.channel_layer is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def livechat_push(self, event):
+        await self.send(text_data=event["text"])
+
+    async def error(self, message: str):
+        await self.send(text_data=frame_text("notification", {"code": "ERRInvalidRequest", "error": message}))
+
+
+class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
+    """The operators' console (/servlet/operator/ws): the logged-in back-office user's session. JSON
+    actions in ({"action": …, "ref": …}); the console's news out ({"type": …})."""
+
+    operator_id = None
+    heartbeat = None
+
+    async def connect(self):
+        user = self.scope.get("user")
+        try:
+            self.operator = await database_sync_to_async(console.connect)(user)
+        except ServletError as error:
+            await self.accept()
+            await self.send_json({"type": "error", "code": error.code, "error": error.message})
+            await self.close(code=4403)
+            return
+        self.operator_id = self.operator.pk
+        await self.accept()
+        await self.channel_layer.group_add(operator_group(self.operator_id), self.channel_name)
+        await self.channel_layer.group_add(account_group(self.operator.account_id), self.channel_name)
+        await self.send_json(await database_sync_to_async(console.state)(self.operator))
+        self.heartbeat = asyncio.ensure_future(self.beat())
+
+    async def beat(self):
+        """Keep the operator's presence fresh while this console is open."""
+        interval = max(1.0, settings.LIVECHAT_OPERATOR_GRACE_SECONDS / 3)
+        while True:
+            await asyncio.sleep(interval)
+            await database_sync_to_async(console.heartbeat)(self.operator_id)
+
+    async def disconnect(self, code):
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+        if self.operator_id is not None:
+            await self.channel_layer.group_discard(operator_group(self.operator_id), self.channel_name)
+            await self.channel_layer.group_discard(account_group(self.operator.account_id), self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if self.operator_id is None or text_data is None:
+            return
+        ref = None
+        try:
+            action = json.loads(text_data)
+            if not isinstance(action, dict):
+                raise ValueError
+            ref = action.get("ref")
+            reply = await database_sync_to_async(console.act)(self.operator_id, action)
+        except ValueError:
+            reply = {"type": "error", "code": "BAD_REQUEST", "error": "Actions are JSON objects."}
+        except ServletError as error:
+            reply = {"type": "error", "code": error.code, "error": error.message}
+        if reply is not None:
+            if ref is not None:
+                reply["ref"] = ref
+            await self.send_json(reply)
+
+    async def console_push(self, event):
+        await self.send_json(event["message"])
+
+    async def send_json(self, content):
+        await self.send(text_data=json.dumps(content, ensure_ascii=False))

@@ -1,0 +1,199 @@
+"""Live chat's state: operators and their availability, each bot's live-chat settings, live-chat
+requests (the waiting queue and the assignments), the events delivered to visitors, and callbacks."""
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+MAX_DIALOGS_LIMIT = 10
+
+
+class Operator(models.Model):
+    """A back-office user who answers visitors in live chat (role operator or administrator)."""
+
+    class Status(models.TextChoices):
+        AVAILABLE = "available", "Available"
+        BUSY = "busy", "Busy"
+        AWAY = "away", "Away"
+        OFFLINE = "offline", "Offline"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="operator")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="operators")
+    display_name = models.CharField(
+        max_length=100, blank=True, help_text="The name visitors see (default: the user's first name or login)."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OFFLINE, db_index=True)
+    max_dialogs = models.PositiveSmallIntegerField(
+        "simultaneous dialogs",
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_DIALOGS_LIMIT)],
+        help_text=f"How many live dialogs this operator holds at once (1 to {MAX_DIALOGS_LIMIT}).",
+    )
+    # Kept equal to the operator's assigned requests by every assignment and release, so that
+    # claiming a slot is one conditional UPDATE (no lock, no race between server processes).
+    active_dialogs = models.PositiveSmallIntegerField(default=0, editable=False)
+    competencies = models.ManyToManyField("accounts.Competency", blank=True, related_name="operators")
+    status_changed_at = models.DateTimeField(default=timezone.now)
+    # Refreshed by the open console; a console that stops refreshing it goes offline after a grace period.
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    last_assigned_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["account", "display_name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def name(self) -> str:
+        return self.display_name or self.user.first_name or self.user.get_username()
+
+    @property
+    def has_room(self) -> bool:
+        return self.active_dialogs < self.max_dialogs
+
+
+class LivechatSettings(models.Model):
+    """How live chat behaves for one bot (defaults apply to a bot without a row)."""
+
+    bot = models.OneToOneField("bots.Bot", on_delete=models.CASCADE, related_name="livechat_settings")
+    enabled = models.BooleanField(default=True, help_text="Answers that escalate hand the dialog to an operator.")
+    handover_on_too_many_misunderstood = models.BooleanField(
+        default=False, help_text="Offer an operator instead of the 'too many misunderstood' sentence."
+    )
+    queue_per_operator = models.PositiveSmallIntegerField(
+        "queue places per connected operator",
+        default=3,
+        validators=[MaxValueValidator(50)],
+        help_text="The waiting queue holds this many visitors per connected operator (0: no queue).",
+    )
+    queue_timeout_seconds = models.PositiveIntegerField(
+        default=900, help_text="A visitor nobody took after this long is told so and goes back to the bot."
+    )
+    visitor_timeout_seconds = models.PositiveIntegerField(
+        default=300,
+        validators=[MinValueValidator(30)],
+        help_text="A visitor silent this long after the operator's message: the dialog closes.",
+    )
+    visitor_warning_seconds = models.PositiveIntegerField(
+        default=60, help_text="The visitor is warned (AlmostTimedOut) this long before the dialog closes."
+    )
+    operator_timeout_seconds = models.PositiveIntegerField(
+        default=180,
+        validators=[MinValueValidator(30)],
+        help_text="An operator silent this long after the visitor's message: the dialog goes to another operator.",
+    )
+
+    class Meta:
+        verbose_name = verbose_name_plural = "live chat settings"
+
+    def __str__(self):
+        return f"Live chat of {self.bot}"
+
+
+class LivechatRequest(models.Model):
+    """One handover of a dialog to a human: queued, then assigned to an operator, then ended."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting in the queue"
+        ASSIGNED = "assigned", "With an operator"
+        ENDED = "ended", "Ended"
+
+    class EndReason(models.TextChoices):
+        OPERATOR = "operator", "Ended by the operator"
+        VISITOR_LEFT_QUEUE = "left_queue", "The visitor left the queue"
+        VISITOR_INACTIVE = "visitor_inactive", "The visitor stopped answering"
+        QUEUE_TIMEOUT = "queue_timeout", "Nobody took it in time"
+        NEW_DIALOG = "new_dialog", "The visitor started a new dialog"
+
+    class Waiting(models.TextChoices):
+        OPERATOR = "operator", "The operator"
+        VISITOR = "visitor", "The visitor"
+
+    dialog = models.ForeignKey("dialogs.Dialog", on_delete=models.CASCADE, related_name="livechat_requests")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey("accounts.Account", on_delete=models.CASCADE, related_name="+")
+    competency = models.ForeignKey(
+        "accounts.Competency", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    operator = models.ForeignKey(Operator, null=True, blank=True, on_delete=models.SET_NULL, related_name="requests")
+    created_at = models.DateTimeField(default=timezone.now)
+    # The queue's order: a dialog sent back to the queue keeps its place.
+    queued_at = models.DateTimeField(default=timezone.now)
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=20, choices=EndReason.choices, blank=True)
+    # Who is expected to write next, since when: the timers of both sides read these.
+    waiting_on = models.CharField(max_length=10, choices=Waiting.choices, default=Waiting.OPERATOR)
+    waiting_since = models.DateTimeField(default=timezone.now)
+    warned_at = models.DateTimeField(null=True, blank=True, help_text="When the visitor was warned of the timeout.")
+    transfers = models.PositiveSmallIntegerField(default=0)
+    queue_position = models.PositiveIntegerField(null=True, blank=True, help_text="The place the visitor was told.")
+    # The last event's time (ms) of this dialog: each event gets a later one (the poll's cursor).
+    last_event_ms = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["queued_at", "id"]
+        indexes = [models.Index(fields=["account", "status", "queued_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dialog"],
+                condition=models.Q(status__in=["queued", "assigned"]),
+                name="one_open_livechat_request_per_dialog",
+            )
+        ]
+
+    def __str__(self):
+        return f"Live chat of dialog {self.dialog_id} ({self.status})"
+
+
+class LivechatEvent(models.Model):
+    """Something a visitor in live chat must see, stored before it is pushed: an operator's message or a
+    notification. The REST poll reads these after `lastPoll`; the websocket gets each as it is stored."""
+
+    dialog = models.ForeignKey("dialogs.Dialog", on_delete=models.CASCADE, related_name="livechat_events")
+    request = models.ForeignKey(LivechatRequest, on_delete=models.CASCADE, related_name="events")
+    # Strictly increasing per dialog: the chatbox's pollUpdatedInteractionDate.
+    at_ms = models.BigIntegerField()
+    frame_type = models.CharField(max_length=30, help_text="talkResponse (a message) or notification.")
+    code = models.CharField(max_length=60, blank=True)
+    values = models.JSONField(default=dict, help_text="The values sent to the chatbox, before base64.")
+
+    class Meta:
+        ordering = ["at_ms"]
+        constraints = [models.UniqueConstraint(fields=["dialog", "at_ms"], name="unique_livechat_event_time")]
+
+    def __str__(self):
+        return f"{self.code or self.frame_type} at {self.at_ms}"
+
+
+class Callback(models.Model):
+    """A visitor's (or a telephony integration's) request to be called back by an operator."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "To call back"
+        TAKEN = "taken", "Taken by an operator"
+        CLOSED = "closed", "Closed"
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="callbacks")
+    dialog = models.ForeignKey("dialogs.Dialog", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    phone = models.CharField(max_length=32)
+    name = models.CharField(max_length=100, blank=True)
+    preferred_time = models.CharField(max_length=100, blank=True, help_text="As the visitor said it.")
+    reason = models.TextField(blank=True)
+    language = models.CharField(max_length=8, blank=True)
+    source = models.CharField(max_length=20, default="chatbox", help_text="chatbox or telephony")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    operator = models.ForeignKey(Operator, null=True, blank=True, on_delete=models.SET_NULL, related_name="callbacks")
+    outcome = models.TextField(blank=True, help_text="What the operator noted when closing it.")
+    created_at = models.DateTimeField(default=timezone.now)
+    taken_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"Call back {self.phone}"

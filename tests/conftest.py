@@ -69,6 +69,15 @@ class Chatbox:
         return values
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_livechat_clocks():
+    """Tests drive live chat's timers themselves (livechat.timers.sweep with a chosen time); a test that
+    runs real server processes sets LIVECHAT_TIMER_SECONDS in their environment."""
+    from django.conf import settings
+
+    settings.LIVECHAT_TIMER_SECONDS = 0
+
+
 @pytest.fixture
 def demo_bot(db):
     bot, _ = seed_demo_bot()

@@ -112,7 +112,9 @@ def router() -> Result:
 
 
 def livechat() -> Result:
-    """Live chat's transport: a message sent through the channel layer must come back."""
+    """Live chat's transport: a message sent through the channel layer must come back, and the app
+    that owns live chat (registered through `extend`) must find nothing wrong with the layer and
+    report its queue."""
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
@@ -121,7 +123,24 @@ def livechat() -> Result:
         return Result(KO, {"channelLayer": None})
     received = async_to_sync(_round_trip)(layer)
     backend = "redis" if "redis" in type(layer).__module__ else "in-memory"
-    return Result(OK if received else KO, {"channelLayer": backend})
+    customs = {"channelLayer": backend}
+    status = OK if received else KO
+    inspect = _extensions.get("livechat")
+    if inspect is not None:
+        problem, more = inspect(layer)
+        customs.update(more)
+        if problem:
+            status, customs["problem"] = KO, problem
+    return Result(status, customs)
+
+
+# application name → a function of the channel layer giving (problem or None, customs to report)
+_extensions: dict = {}
+
+
+def extend(application: str, inspect) -> None:
+    """Let the app that owns an application add to its check (livechat: the layer's health, the queue)."""
+    _extensions[application] = inspect
 
 
 async def _round_trip(layer) -> bool:

@@ -11,8 +11,6 @@ urlpatterns = [
     servlet_path("chat/pushrules/<bot_uuid>", views.PushRulesView.as_view(), "chat-pushrules"),
     servlet_path("chat/availablecontext/<bot_uuid>/<context_id>", views.AvailableContextView.as_view()),
     servlet_path("chat/availablecontext/<bot_uuid>", views.AvailableContextView.as_view(), "chat-availablecontext"),
-    servlet_path("chat/status/<bot_uuid>/<context_id>", views.ChatStatusView.as_view()),
-    servlet_path("chat/status/<bot_uuid>", views.ChatStatusView.as_view(), "chat-status"),
     servlet_path("chat/history/<bot_uuid>", views.HistoryView.as_view(), "chat-history"),
     servlet_path("chat/topknowledge/<bot_uuid>", views.TopKnowledgeView.as_view(), "chat-topknowledge"),
     servlet_path("chat/search/<bot_uuid>", views.SearchView.as_view(), "chat-search"),
@@ -23,7 +21,5 @@ urlpatterns = [
     servlet_path("chat/dialog/previous/<bot_uuid>", views.PreviousDialogsView.as_view(), "chat-dialog-previous"),
     servlet_path("chat/error/<bot_uuid>", views.ClientErrorView.as_view(), "chat-error"),
     servlet_path("chat/variable/<bot_uuid>", views.VariableView.as_view(), "chat-variable"),
-    servlet_path("chat/typing/<bot_uuid>", views.TypingView.as_view(), "chat-typing"),
-    servlet_path("chat/reading/<bot_uuid>", views.ReadingView.as_view(), "chat-reading"),
     servlet_path("chat/gdpr/<bot_uuid>", views.GdprView.as_view(), "chat-gdpr"),
 ]

@@ -6,10 +6,9 @@ import json
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 
-from bots.servlet.envelope import b64, b64_decode, envelope, json_string, plain_json, script
+from bots.servlet.envelope import b64, envelope, json_string, plain_json, script
 from bots.servlet.errors import InvalidField, MissingField, NotFound
 from bots.servlet.params import CONTEXT_ID
 from bots.servlet.views import ServletView, get_bot
@@ -94,14 +93,6 @@ class AvailableContextView(ChatView):
         context_id = context_id or self.params(request).text(*CONTEXT_ID)
         available = contexts.active_dialog(bot, context_id) is not None
         return envelope("availableContextResponse", {"isContextStillAvailable": available})
-
-
-@extend_schema(tags=CHAT, summary="Waiting-queue status of a live-chat dialog")
-class ChatStatusView(ChatView):
-    def post(self, request, bot_uuid, context_id=None):
-        bot = get_bot(bot_uuid)
-        self.context_dialog(request, bot, required=False, context_id=context_id)
-        return envelope("waitingQueueStatusResponse", {"waitingQueueStatusResponse": False})
 
 
 @extend_schema(tags=CHAT, summary="Dialog history (JSON values.interactions)")
@@ -246,27 +237,6 @@ class VariableView(ChatView):
             variables[name] = html.unescape(value)
         Dialog.objects.filter(pk=dialog.pk).update(variables=variables)
         return envelope("variableResponse", {"name": name, "value": variables.get(name, "")})
-
-
-@extend_schema(tags=CHAT, summary="The user is typing (live chat)")
-class TypingView(ChatView):
-    def post(self, request, bot_uuid):
-        bot = get_bot(bot_uuid)
-        params = self.params(request)
-        dialog = self.context_dialog(request, bot)
-        content = b64_decode(params.text("content", max_length=2000))[:600]
-        typing = params.boolean("typing", default=True) and bool(content)
-        Dialog.objects.filter(pk=dialog.pk).update(user_typing=typing, typing_content=content, typing_at=timezone.now())
-        return plain_json({})
-
-
-@extend_schema(tags=CHAT, summary="The user read the operator's messages (live chat)")
-class ReadingView(ChatView):
-    def post(self, request, bot_uuid):
-        bot = get_bot(bot_uuid)
-        self.params(request).boolean("reading", default=True)
-        self.context_dialog(request, bot, required=False)
-        return plain_json({})
 
 
 @extend_schema(tags=CHAT, summary="Save a GDPR request (Get or Delete)")

@@ -452,15 +452,17 @@ ITEMS = [
         "feedback": True,
     },
     {
+        # Hands the dialog to a human operator (live chat); without one available, the bot says so.
         "label": "Talk to an advisor",
         "tag": "Agences",
+        "livechat": True,
         "fr": (
-            ["Je veux parler à un conseiller", "Puis-je parler à un humain ?", "~conseiller"],
-            "Votre conseiller est joignable au 01 23 45 67 89 ou par la messagerie sécurisée de l'application.",
+            ["Je veux parler à un conseiller", "Puis-je parler à un humain ?", "~conseiller", "~parler à quelqu'un"],
+            "Je vous mets en relation avec un conseiller.",
         ),
         "en": (
-            ["I want to talk to an advisor", "Can I speak to a human?", "~advisor"],
-            "Your advisor is reachable on +33 1 23 45 67 89 or through the app's secure messaging.",
+            ["I want to talk to someone", "I want to talk to an advisor", "Can I speak to a human?", "~advisor"],
+            "I am putting you through to an advisor.",
         ),
     },
     {
@@ -504,3 +506,27 @@ CARD_REMINDER = {
     "fr": "<i>Rappel : la banque ne vous demandera jamais votre code secret.</i>",
     "en": "<i>Reminder: the bank will never ask for your PIN.</i>",
 }
+
+# Predefined answers: the operators' canned answers in the live-chat console (never matched).
+PREDEFINED = [
+    {
+        "label": "Greeting the visitor",
+        "fr": "Bonjour, je suis votre conseiller de la Banque Exemple. Comment puis-je vous aider ?",
+        "en": "Hello, I am your advisor at Banque Exemple. How can I help you?",
+    },
+    {
+        "label": "Identity check",
+        "fr": "Pour votre sécurité, pouvez-vous me confirmer votre date de naissance et votre code postal ?",
+        "en": "For your security, could you confirm your date of birth and your postcode?",
+    },
+    {
+        "label": "Card blocked",
+        "fr": "C'est fait : votre carte est en opposition. Une nouvelle carte vous parviendra sous 5 jours ouvrés.",
+        "en": "Done: your card is blocked. A new card will reach you within 5 working days.",
+    },
+    {
+        "label": "Closing",
+        "fr": "Avez-vous d'autres questions ? Je vous souhaite une excellente journée.",
+        "en": "Do you have any other questions? Have a great day.",
+    },
+]

@@ -52,6 +52,16 @@ def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
     reminder.complement_tags.add(tags["Cartes"])
     for language, text in content.CARD_REMINDER.items():
         Answer.objects.create(item=reminder, language=language, space=spaces["Defaut"], text=text)
+    for position, spec in enumerate(content.PREDEFINED):
+        canned = KnowledgeItem.objects.create(
+            bot=bot,
+            kind=KnowledgeItem.Kind.PREDEFINED,
+            status=KnowledgeItem.Status.PUBLISHED,
+            label=spec["label"],
+            position=position,
+        )
+        for language in ("fr", "en"):
+            Answer.objects.create(item=canned, language=language, space=spaces["Defaut"], text=spec[language])
     bump_knowledge_version(bot.pk)
     return bot, True
 
@@ -81,7 +91,17 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
             for index, text in enumerate(texts)
         ]
         feedback = spec.get("feedback", False)
-        answers.append(Answer(item=item, language=language, space=spaces["Defaut"], text=answer, ask_feedback=feedback))
+        livechat = spec.get("livechat", False)
+        answers.append(
+            Answer(
+                item=item,
+                language=language,
+                space=spaces["Defaut"],
+                text=answer,
+                ask_feedback=feedback,
+                livechat=livechat,
+            )
+        )
         answers += [
             Answer(
                 item=item,

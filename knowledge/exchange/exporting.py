@@ -211,8 +211,21 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
         "gui_action",
         "ask_feedback",
         "livechat",
+        "livechat_competency",
     ):
-        item_id, language, space_id, text, template_name, template_data, sidebar, gui_action, feedback, livechat = row
+        (
+            item_id,
+            language,
+            space_id,
+            text,
+            template_name,
+            template_data,
+            sidebar,
+            gui_action,
+            feedback,
+            livechat,
+            competency,
+        ) = row
         answers.setdefault(item_id, []).append(
             records.Answer(
                 language=language,
@@ -224,6 +237,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
                 gui_action=gui_action,
                 ask_feedback=feedback,
                 livechat=livechat,
+                competency=competency,
             )
         )
     complement_tags: dict[int, list] = {}

@@ -202,6 +202,7 @@ class _Loader:
                 "gui_action",
                 "ask_feedback",
                 "livechat",
+                "livechat_competency",
             ],
         )
         self.complement_tags = RowSink(ComplementTag, ["knowledgeitem", "tag"])
@@ -332,6 +333,7 @@ class _Loader:
                     answer.gui_action,
                     answer.ask_feedback,
                     answer.livechat,
+                    answer.competency,
                 )
             )
         if complement:

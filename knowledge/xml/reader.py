@@ -506,6 +506,7 @@ class KnowledgeBaseReader:
             space=element.get("space", ""),
             ask_feedback=_flag(element.get("askFeedback"), False),
             livechat=_flag(element.get("livechat"), False),
+            competency=element.get("competency", ""),
         )
         if self.validate:
             self._language_exists(answer.language, element)

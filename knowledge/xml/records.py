@@ -60,6 +60,7 @@ class Answer:
     gui_action: str = ""
     ask_feedback: bool = False
     livechat: bool = False
+    competency: str = ""
 
 
 @dataclass(slots=True)

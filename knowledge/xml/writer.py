@@ -235,6 +235,8 @@ class KnowledgeBaseWriter:
             attrib["askFeedback"] = "true"
         if answer.livechat:
             attrib["livechat"] = "true"
+        if answer.competency:
+            attrib["competency"] = answer.competency
         self._start("answer", attrib)
         if answer.text:
             self._leaf("text", None, answer.text)

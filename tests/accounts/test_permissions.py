@@ -118,7 +118,7 @@ def test_the_matrix_is_the_documented_one():
         "account.read",
         "status.details",
     }
-    assert ROLE_ACTIONS[Role.OPERATOR] == {"knowledge.read", "account.read"}
+    assert ROLE_ACTIONS[Role.OPERATOR] == {"knowledge.read", "account.read", "livechat.operate"}
     assert ROLE_ACTIONS[Role.READER] == {"knowledge.read", "preferences.read", "account.read"}
 
 

@@ -1,0 +1,230 @@
+"""Live chat's servlet calls: the chatbox's side of the Chat group (poll, typing, reading, queue
+status, the old servlet's chatHttp) and the Operators availability and Callback groups."""
+
+import json
+
+from django.http import HttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+
+from accounts.api.views import ProtectedView
+from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
+from bots.servlet.envelope import b64_decode, envelope, plain_json
+from bots.servlet.errors import Forbidden, InvalidField, NotFound
+from bots.servlet.views import get_bot
+from dialogs import contexts
+from dialogs.api.views import ChatView
+from dialogs.models import Dialog
+
+from .. import callbacks, frames, polling, presence, queue
+from ..handover import visitor_reading, visitor_typing
+from ..models import LivechatRequest, Operator
+
+CHAT = ["Chat"]
+JSON = {200: OpenApiTypes.OBJECT}
+
+
+@extend_schema(tags=CHAT, summary="Live chat over REST: the next operator message or notification after lastPoll")
+class PollView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        dialog = self.context_dialog(request, bot)
+        last_poll = params.integer("lastPoll", "lastpoll", default=0, minimum=0)
+        event = polling.next_event(dialog, last_poll)
+        if event is None:
+            return plain_json({})
+        return envelope(event.frame_type, event.values)
+
+
+@extend_schema(tags=CHAT, summary="The visitor is typing (live chat): the operator sees it")
+class TypingView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        dialog = self.context_dialog(request, bot)
+        content = b64_decode(params.text("content", max_length=2000))[:600]
+        typing = params.boolean("typing", default=True) and bool(content)
+        visitor_typing(dialog, typing, content, timezone.now())
+        return plain_json({})
+
+
+@extend_schema(tags=CHAT, summary="The visitor read the operator's messages (live chat)")
+class ReadingView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        self.params(request).boolean("reading", default=True)
+        dialog = self.context_dialog(request, bot, required=False)
+        if dialog is not None:
+            visitor_reading(dialog, timezone.now())
+        return plain_json({})
+
+
+@extend_schema(tags=CHAT, summary="Is this dialog waiting in the live-chat queue? (place and estimated wait)")
+class ChatStatusView(ChatView):
+    def post(self, request, bot_uuid, context_id=None):
+        bot = get_bot(bot_uuid)
+        dialog = self.context_dialog(request, bot, required=False, context_id=context_id)
+        values = {"waitingQueueStatusResponse": False}
+        if dialog is not None and dialog.livechat == Dialog.Livechat.QUEUED:
+            live = LivechatRequest.objects.filter(dialog=dialog, status=LivechatRequest.Status.QUEUED).first()
+            if live is not None:
+                place = queue.position(live)
+                values.update(
+                    waitingQueueStatusResponse=True,
+                    queuePosition=place,
+                    estimatedWaitingDuration=queue.wait_estimator(live.account_id)(place),
+                )
+        return envelope("waitingQueueStatusResponse", values)
+
+
+@extend_schema(
+    tags=CHAT,
+    summary='The old servlet\'s chat call: one chatbox frame as ?data={"type":…,"parameters":{…}}',
+    responses=JSON,
+)
+class ChatHttpView(ChatView):
+    def post(self, request):
+        raw = self.params(request).text("data", required=True)
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            raise InvalidField("data", "not a JSON object") from None
+        if not isinstance(frame, dict):
+            raise InvalidField("data", "not a JSON object")
+        outcome = frames.handle(frame, "polling")
+        body = outcome.frames[0] if outcome.frames else "{}"
+        return HttpResponse(body, content_type="application/json")
+
+
+# ---------------------------------------------------------------------------- Operators availability
+
+AVAILABILITY = ["Operators availability"]
+
+
+def _operators_of(user):
+    """The caller's account and its operators; only operators and administrators may read them."""
+    check_allowed(user, "livechat.operate")
+    account = account_of(user)
+    if account is None:
+        raise Forbidden("Your user belongs to no account.", code="NO_ACCOUNT")
+    return account, Operator.objects.filter(account=account).select_related("user").prefetch_related("competencies")
+
+
+@extend_schema(
+    tags=AVAILABILITY,
+    summary="The account's operators: availability, dialogs held, competencies (filter: competency, available)",
+    responses=JSON,
+)
+class OperatorsAvailabilityView(ProtectedView):
+    def get(self, request):
+        user = authenticate_request(request)
+        account, operators = _operators_of(user)
+        params = self.params(request)
+        now = timezone.now()
+        competency_name = params.text("competency", max_length=100)
+        if competency_name:
+            competency = queue.find_competency(account.pk, competency_name)
+            if competency is None:
+                raise NotFound(f"Your account has no competency '{competency_name}'.", code="UNKNOWN_COMPETENCY")
+            operators = operators.filter(competencies=competency)
+        cards = [presence.card(operator, now) for operator in operators]
+        if params.boolean("available"):
+            cards = [card for card in cards if card["status"] == Operator.Status.AVAILABLE]
+        return plain_json({"operators": cards, "byCompetency": presence.by_competency(account.pk, now)})
+
+
+@extend_schema(
+    tags=AVAILABILITY,
+    summary="One operator's availability; PUT/POST `status` (available, busy, away, offline) to change it",
+    responses=JSON,
+)
+class OperatorAvailabilityView(ProtectedView):
+    def get(self, request, login):
+        user = authenticate_request(request)
+        _, operators = _operators_of(user)
+        return plain_json(presence.card(self._find(operators, login, user), timezone.now()))
+
+    def put(self, request, login):
+        user = authenticate_request(request)
+        account, operators = _operators_of(user)
+        status = self.params(request).text("status", "availability", required=True).strip().lower()
+        target = self._find(operators, login, user)
+        if target.user_id != user.pk:
+            check_allowed(user, "livechat.supervise", account=account)
+        presence.set_status(target, status)
+        return plain_json(presence.card(target, timezone.now()))
+
+    def post(self, request, login):
+        return self.put(request, login)
+
+    def _find(self, operators, login, user) -> Operator:
+        found = operators.filter(user__username__iexact=login).first()
+        if found is None and login.lower() == user.get_username().lower():
+            found = presence.operator_for(user)  # one's own profile is made on first use
+        if found is None:
+            raise NotFound(f"No operator '{login[:150]}' in your account.", code="UNKNOWN_OPERATOR")
+        return found
+
+
+@extend_schema(
+    tags=AVAILABILITY,
+    summary="Can this bot's visitors reach a human now? (anyone may ask: no personal data)",
+    responses=JSON,
+)
+class BotAvailabilityView(ChatView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        return plain_json(presence.bot_availability(bot, timezone.now()))
+
+
+# ---------------------------------------------------------------------------- Callback
+
+CALLBACK = ["Callback"]
+
+
+@extend_schema(
+    tags=CALLBACK,
+    summary="Ask to be called back (phone, name, preferredTime, reason, contextId); operators list them (GET)",
+    responses=JSON,
+)
+class CallbacksView(ProtectedView):
+    def post(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        params = self.params(request)
+        caller = authenticate_if_present(request)
+        if caller is not None:
+            check_allowed(caller, "livechat.operate", bot=bot)
+        else:
+            callbacks.limit_anonymous(request, bot)
+        dialog = contexts.known_dialog(bot, params.text("contextId", "contextUuid", "contextUUID", "ctx"))
+        callback = callbacks.request_callback(
+            bot,
+            phone=params.text("phone", "phoneNumber", max_length=100),
+            name=params.text("name", max_length=200),
+            preferred_time=params.text("preferredTime", "time", max_length=200),
+            reason=params.text("reason", max_length=4000),
+            language=params.text("language", max_length=8),
+            source="telephony" if caller is not None else "chatbox",
+            dialog=dialog,
+        )
+        return plain_json(callbacks.summary(callback), status=201)
+
+    def get(self, request, bot_uuid):
+        bot = get_bot(bot_uuid)
+        user = authenticate_request(request)
+        check_allowed(user, "livechat.operate", bot=bot)
+        status = self.params(request).text("status", max_length=10)
+        return plain_json(callbacks.listing(bot.account_id, status or None, bot=bot))
+
+
+@extend_schema(tags=CALLBACK, summary="Take a callback (you will call) or close it (with an `outcome`)", responses=JSON)
+class CallbackActionView(ProtectedView):
+    def post(self, request, bot_uuid, callback_id, action):
+        bot = get_bot(bot_uuid)
+        user = authenticate_request(request)
+        check_allowed(user, "livechat.operate", bot=bot)
+        operator = presence.operator_for(user)
+        outcome = self.params(request).text("outcome", max_length=4000)
+        return plain_json(callbacks.act(operator, callback_id, action, outcome, bot=bot))

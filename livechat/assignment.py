@@ -1,0 +1,234 @@
+"""The life of a live-chat request, shared by the visitor's side, the operators' side and the timers:
+open, assign, send back to the queue, end; and the queue moving when a slot frees up.
+
+Every transition stores what changed (request, dialog, interaction, events) in one transaction and
+pushes the news after it commits.
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+from dialogs.handover import Code
+from dialogs.models import Dialog, Interaction
+from knowledge.models import GlobalSentence
+from knowledge.sentences import fill, global_sentence
+from knowledge.snapshot import snapshot_for
+
+from . import delivery, panel, queue
+from .models import LivechatRequest, Operator
+
+K = GlobalSentence.Kind
+R = LivechatRequest.Status
+
+
+def sentence(dialog: Dialog, kind: str, **values) -> str:
+    """A live-chat global sentence of the dialog's bot, in the dialog's language, filled in."""
+    return fill(global_sentence(snapshot_for(dialog.bot).sentences, dialog.language, kind), **values)
+
+
+def open_request(dialog: Dialog, account_id: int, competency, now) -> LivechatRequest:
+    request = LivechatRequest.objects.create(
+        dialog=dialog,
+        bot_id=dialog.bot_id,
+        account_id=account_id,
+        competency=competency,
+        status=R.QUEUED,
+        created_at=now,
+        queued_at=now,
+        waiting_on=LivechatRequest.Waiting.OPERATOR,
+        waiting_since=now,
+        # Events of this request come after the talk that opened it (the poll starts from its serverTime).
+        last_event_ms=delivery.epoch_ms(now),
+    )
+    request.dialog = dialog
+    return request
+
+
+def open_request_of(dialog: Dialog, *, lock: bool = False) -> LivechatRequest | None:
+    requests = LivechatRequest.objects.filter(dialog=dialog, status__in=[R.QUEUED, R.ASSIGNED])
+    if lock:
+        requests = requests.select_for_update()
+    request = requests.select_related("operator__user", "competency").first()
+    if request is not None:
+        request.dialog = dialog
+    return request
+
+
+def touch(dialog: Dialog, now):
+    """Live chat keeps the dialog's context alive (it is never revoked while a human holds it)."""
+    Dialog.objects.filter(pk=dialog.pk).update(last_activity=now)
+    dialog.last_activity = now
+
+
+def set_dialog_livechat(dialog: Dialog, value: str, now=None):
+    fields = {"livechat": value}
+    if now is not None:
+        fields["last_activity"] = now
+        dialog.last_activity = now
+    Dialog.objects.filter(pk=dialog.pk).update(**fields)
+    dialog.livechat = value
+
+
+def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: bool) -> None:
+    """The operator (whose slot is claimed already) takes the dialog."""
+    request.status = R.ASSIGNED
+    request.operator = operator
+    request.assigned_at = request.assigned_at or now
+    request.waiting_on = LivechatRequest.Waiting.OPERATOR
+    request.waiting_since = now
+    request.warned_at = None
+    request.save(update_fields=["status", "operator", "assigned_at", "waiting_on", "waiting_since", "warned_at"])
+    dialog = request.dialog
+    set_dialog_livechat(dialog, Dialog.Livechat.OPERATOR, now)
+    if from_queue:
+        text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=operator.name)
+        # In the history the chatbox replays on reload, this is where live chat started.
+        record(dialog, text, Code.CONNECTION_SUCCEED, now)
+        delivery.to_visitor(
+            request,
+            "notification",
+            {"code": Code.ADDED_TO_OPERATOR_PANEL, "text": text, "fromDetail": operator.name},
+            now,
+        )
+    delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
+
+
+def requeue(request: LivechatRequest, now) -> None:
+    """Back to the queue at its old place (its operator left); the visitor is told where they stand."""
+    request.status = R.QUEUED
+    request.operator = None
+    request.waiting_on = LivechatRequest.Waiting.OPERATOR
+    request.waiting_since = now
+    request.queue_position = None  # the next announcement tells the visitor their place
+    request.save(update_fields=["status", "operator", "waiting_on", "waiting_since", "queue_position"])
+    set_dialog_livechat(request.dialog, Dialog.Livechat.QUEUED, now)
+
+
+def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind: str, code: str = "") -> None:
+    """The live chat is over: the visitor gets the closing sentence and is back with the bot."""
+    operator = request.operator
+    request.status = R.ENDED
+    request.ended_at = now
+    request.end_reason = reason
+    request.save(update_fields=["status", "ended_at", "end_reason"])
+    dialog = request.dialog
+    set_dialog_livechat(dialog, Dialog.Livechat.BOT, now)
+    text = sentence(dialog, kind, operator=operator.name if operator else "")
+    values = {"code": code or type_response, "text": text, "typeResponse": type_response}
+    if type_response == Code.LEAVE_QUEUE:
+        values["specialAction"] = Code.END_POLLING
+    else:
+        record(dialog, text, type_response, now)
+    delivery.to_visitor(request, "notification", values, now)
+    if operator is not None:
+        queue.release_slot(operator.pk)
+        delivery.to_operator(operator.pk, {"type": "ended", "dialog": request.pk, "reason": reason, "text": text})
+        transaction.on_commit(lambda: dispatch(request.account_id))
+    else:
+        transaction.on_commit(lambda: announce_queue(request.account_id))
+
+
+def record(dialog: Dialog, text: str, type_response: str, now, *, human: bool = False, payload=None, user_input=""):
+    """A live-chat moment kept in the dialog's interactions (its history and transcript)."""
+    return Interaction.objects.create(
+        dialog=dialog,
+        bot_id=dialog.bot_id,
+        counted=not dialog.qualification_mode,
+        created_at=now,
+        user_input=user_input,
+        answer=text,
+        type_response=type_response,
+        language=dialog.language,
+        space=dialog.space,
+        human=human,
+        payload=payload or {},
+    )
+
+
+def dispatch(account_id: int, now=None) -> int:
+    """Give queued dialogs to operators with a free slot, first come first served; the visitors still
+    waiting learn their new place. Returns how many dialogs were assigned."""
+    now = now or timezone.now()
+    assigned = 0
+    with transaction.atomic():
+        for request in queue.queued(account_id).select_for_update(of=("self",)):
+            operator = queue.claim_operator(account_id, request.competency, now)
+            if operator is None:
+                continue
+            assign(request, operator, now, from_queue=True)
+            assigned += 1
+    announce_queue(account_id, now)
+    return assigned
+
+
+def announce_queue(account_id: int, now=None):
+    """Tell each waiting visitor whose place changed their place and wait, and every console of the
+    account the queue as it is now."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        waiting = list(queue.queued(account_id))
+        estimate = queue.wait_estimator(account_id, now)
+        for place, request in enumerate(waiting, start=1):
+            if request.queue_position != place:
+                request.queue_position = place
+                LivechatRequest.objects.filter(pk=request.pk).update(queue_position=place)
+                delivery.to_visitor(request, "notification", queue_values(request.dialog, place, estimate(place)), now)
+        cards = [panel.card(request, place=place) for place, request in enumerate(waiting, start=1)]
+        delivery.to_account(account_id, {"type": "queue", "queue": cards})
+
+
+def queue_values(dialog: Dialog, place: int, wait_seconds: int) -> dict:
+    """What the chatbox shows of the queue: a notice it keeps up to date (client-contract.md §4.3)."""
+    return {
+        "code": Code.WAITING_FOR_OPERATOR,
+        "typeResponse": Code.WAITING_FOR_OPERATOR,
+        "specialAction": Code.START_WAITING_QUEUE,
+        "queuePosition": place,
+        "estimatedWaitingDuration": wait_seconds,
+        "text": sentence(dialog, K.LIVECHAT_QUEUED, position=place, minutes=max(1, round(wait_seconds / 60))),
+    }
+
+
+def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> None:
+    """Give an assigned dialog to another operator (whose slot is claimed already)."""
+    previous = request.operator
+    request.operator = target
+    request.transfers += 1
+    request.waiting_on = LivechatRequest.Waiting.OPERATOR
+    request.waiting_since = now
+    request.warned_at = None
+    request.save(update_fields=["operator", "transfers", "waiting_on", "waiting_since", "warned_at"])
+    dialog = request.dialog
+    text = sentence(dialog, K.LIVECHAT_TRANSFERRED, operator=target.name)
+    delivery.to_visitor(request, "notification", {"code": code, "text": text, "fromDetail": target.name}, now)
+    if previous is not None:
+        queue.release_slot(previous.pk)
+        delivery.to_operator(previous.pk, {"type": "removed", "dialog": request.pk, "to": target.name})
+    delivery.to_operator(target.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
+
+
+def hand_back(operator: Operator, now, *, code: str = Code.OPERATOR_DISCONNECTED) -> int:
+    """The operator is gone (console closed or dead, or offline by choice): each of their visitors is
+    told, then goes to another operator with room, else back to the queue at their old place."""
+    moved = 0
+    with transaction.atomic():
+        held = (
+            LivechatRequest.objects.select_for_update(of=("self",))
+            .filter(operator=operator, status=R.ASSIGNED)
+            .select_related("dialog__bot", "competency", "operator__user")
+        )
+        for request in held:
+            dialog = request.dialog
+            text = sentence(dialog, K.LIVECHAT_OPERATOR_DISCONNECTED)
+            delivery.to_visitor(request, "notification", {"code": code, "text": text}, now)
+            other = queue.claim_operator(request.account_id, request.competency, now, exclude=[operator.pk])
+            if other is not None:
+                transfer(request, other, now, code=Code.TRANSFERRED_AUTOMATICALLY)
+            else:
+                queue.release_slot(operator.pk)
+                delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": ""})
+                requeue(request, now)
+            moved += 1
+        account_id = operator.account_id
+        transaction.on_commit(lambda: announce_queue(account_id))
+    return moved

@@ -1,0 +1,130 @@
+"""The chatbox's frames ({"type": …, "parameters": {…}}, client-contract.md §4.2), handled once for the
+websocket and for the old servlet's /chatHttp?data=…: each frame calls the same dialog services as
+its REST twin and returns the frames to send back (often none: live chat pushes its own)."""
+
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from bots.servlet.errors import InvalidField, NotFound
+from bots.servlet.params import CONTEXT_ID, ServletParams
+from bots.servlet.views import get_bot
+from dialogs import contexts, feedback
+from dialogs.engine import talk
+from dialogs.history import history_values
+from dialogs.requests import params_from_frame, talk_request_from_params
+from dialogs.topknowledge import top_knowledge_values
+from knowledge.snapshot import snapshot_for
+
+from .delivery import frame_text
+from .handover import visitor_reading, visitor_typing
+
+
+@dataclass
+class Outcome:
+    """What a frame gives: frames to send back, and the dialog the socket now follows."""
+
+    frames: list[str] = field(default_factory=list)
+    context_id: str = ""
+
+    def reply(self, frame_type: str, values: dict):
+        self.frames.append(frame_text(frame_type, values))
+
+
+def handle(frame: dict, transport: str) -> Outcome:
+    """One frame from a chatbox; ServletError (400/404) for a frame that cannot be served."""
+    frame_type = str(frame.get("type", ""))
+    parameters = frame.get("parameters") or {}
+    if not isinstance(parameters, dict):
+        raise InvalidField("parameters", "a JSON object")
+    params = params_from_frame(parameters)
+    bot = get_bot(params.text("botId", "botUUID"))
+    handler = HANDLERS.get(frame_type)
+    if handler is None:
+        raise InvalidField("type", f"unknown frame type {frame_type[:40]!r}")
+    outcome = Outcome()
+    handler(bot, params, outcome, transport)
+    return outcome
+
+
+def _talk(bot, params: ServletParams, outcome: Outcome, transport: str):
+    request = talk_request_from_params(params)
+    request.mode = transport
+    answer = talk(bot, request)
+    outcome.context_id = str(answer.dialog.uuid)
+    if not answer.relayed:  # a message to the operator has no bot answer
+        outcome.reply("talkResponse", answer.values(bot))
+
+
+def _check_context(bot, params, outcome, transport):
+    dialog = contexts.active_dialog(bot, params.text(*CONTEXT_ID))
+    if dialog is not None:
+        outcome.context_id = str(dialog.uuid)
+    outcome.reply("checkContextAvailabilityResponse", {"isContextStillAvailable": dialog is not None})
+
+
+def _history(bot, params, outcome, transport):
+    dialog = contexts.active_dialog(bot, params.text("dialog") or params.text(*CONTEXT_ID))
+    if dialog is not None:
+        outcome.context_id = str(dialog.uuid)
+    values = {"interactions": history_values(dialog), "contextId": str(dialog.uuid) if dialog else ""}
+    outcome.reply("historyResponse", values)
+
+
+def _top_knowledge(bot, params, outcome, transport):
+    outcome.reply("topKnowledgeResponse", top_knowledge_values(snapshot_for(bot), params))
+
+
+def _dialog(bot, params: ServletParams):
+    dialog = contexts.active_dialog(bot, params.text(*CONTEXT_ID))
+    if dialog is None:
+        raise NotFound("No live dialog has this context id.", code="UNKNOWN_CONTEXT")
+    return dialog
+
+
+def _typing(bot, params, outcome, transport):
+    dialog = _dialog(bot, params)
+    outcome.context_id = str(dialog.uuid)
+    content = params.text("content", max_length=2000)
+    visitor_typing(dialog, params.boolean("typing", default=True) and bool(content), content, timezone.now())
+
+
+def _reading(bot, params, outcome, transport):
+    dialog = _dialog(bot, params)
+    outcome.context_id = str(dialog.uuid)
+    visitor_reading(dialog, timezone.now())
+
+
+def _feedback(bot, params, outcome, transport):
+    """The spec's three feedBack frames (servlet-api.md §6): stored like their REST twins, no reply."""
+    dialog = contexts.known_dialog(bot, params.text(*CONTEXT_ID))
+    if dialog is None:
+        raise NotFound("No dialog has this context id.", code="UNKNOWN_CONTEXT")
+    if params.text("comment"):
+        feedback.comment(dialog, params.text("comment"))
+    elif params.text("choiceKey"):
+        feedback.reason(dialog, params.integer("choiceKey", minimum=0))
+    else:
+        feedback.vote(dialog, params.text("feedBack", "feedback", required=True))
+
+
+def _survey(bot, params, outcome, transport):
+    """Surveys are not set up on this server yet: the chatbox is told so instead of waiting."""
+    survey_id = params.text("surveyId", "uuid")[:64]
+    raise NotFound(f"No survey '{survey_id}' is configured for this bot.", code="UNKNOWN_SURVEY")
+
+
+HANDLERS = {
+    "talk": _talk,
+    "checkContextAvailability": _check_context,
+    "history": _history,
+    "topknowledge": _top_knowledge,
+    "typing": _typing,
+    "reading": _reading,
+    "feedBack": _feedback,
+    "feedback": _feedback,
+    "feedbackComment": _feedback,
+    "feedbackInsatisfaction": _feedback,
+    "surveyConfiguration": _survey,
+    "survey": _survey,
+}

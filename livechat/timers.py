@@ -1,0 +1,193 @@
+"""Live chat's clocks, run every few seconds by each server process (all of them safely at once: each
+change re-reads and locks its row first): consoles that died, visitors and operators who went
+silent, visitors nobody took, and queued dialogs an operator can take now."""
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from dialogs.handover import Code
+from knowledge.models import GlobalSentence
+
+from . import assignment, delivery, queue
+from .models import LivechatRequest, LivechatSettings, Operator
+
+log = logging.getLogger(__name__)
+K = GlobalSentence.Kind
+R = LivechatRequest.Status
+W = LivechatRequest.Waiting
+
+
+def sweep(now=None) -> dict:
+    """One pass of every clock; returns what it did (for the logs and the tests)."""
+    now = now or timezone.now()
+    done = {
+        "disconnected": disconnect_dead_consoles(now),
+        "warned": 0,
+        "closed": 0,
+        "transferred": 0,
+        "timed_out_in_queue": 0,
+        "assigned": 0,
+    }
+    rules = _settings_by_bot()
+    for request in _live(W.VISITOR):
+        rule = rules.get(request.bot_id) or LivechatSettings()
+        silent = (now - request.waiting_since).total_seconds()
+        if silent >= rule.visitor_timeout_seconds:
+            done["closed"] += close_inactive(request.pk, now)
+        elif silent >= rule.visitor_timeout_seconds - rule.visitor_warning_seconds and request.warned_at is None:
+            done["warned"] += warn(request.pk, rule.visitor_timeout_seconds - int(silent), now)
+    for request in _live(W.OPERATOR):
+        rule = rules.get(request.bot_id) or LivechatSettings()
+        if (now - request.waiting_since).total_seconds() >= rule.operator_timeout_seconds:
+            done["transferred"] += transfer_from_silent(request.pk, now)
+    accounts = set()
+    for request in LivechatRequest.objects.filter(status=R.QUEUED).only("pk", "bot_id", "account_id", "queued_at"):
+        rule = rules.get(request.bot_id) or LivechatSettings()
+        if (now - request.queued_at).total_seconds() >= rule.queue_timeout_seconds:
+            done["timed_out_in_queue"] += time_out_in_queue(request.pk, now)
+        accounts.add(request.account_id)
+    for account_id in accounts:
+        done["assigned"] += assignment.dispatch(account_id, now)
+    return done
+
+
+def _settings_by_bot() -> dict[int, LivechatSettings]:
+    return {rule.bot_id: rule for rule in LivechatSettings.objects.all()}
+
+
+def _live(waiting_on: str):
+    return LivechatRequest.objects.filter(status=R.ASSIGNED, waiting_on=waiting_on).only(
+        "pk", "bot_id", "waiting_since", "warned_at"
+    )
+
+
+def _locked(pk: int, **still):
+    """The request, locked, if it is still in the state the clock saw (another process may have acted)."""
+    return (
+        LivechatRequest.objects.select_for_update(of=("self",))
+        .filter(pk=pk, **still)
+        .select_related("dialog__bot", "operator__user", "competency")
+        .first()
+    )
+
+
+def disconnect_dead_consoles(now) -> int:
+    """Operators whose console stopped refreshing its presence are offline; their visitors are told
+    (OperatorDisconnected) and go to another operator or back to the queue."""
+    count = 0
+    stale = Operator.objects.exclude(status=Operator.Status.OFFLINE).filter(last_seen_at__lt=queue.alive_since(now))
+    for operator in stale.select_related("user"):
+        gone = Operator.objects.filter(pk=operator.pk, last_seen_at=operator.last_seen_at).exclude(
+            status=Operator.Status.OFFLINE
+        )
+        if gone.update(status=Operator.Status.OFFLINE, status_changed_at=now):
+            operator.status = Operator.Status.OFFLINE
+            assignment.hand_back(operator, now)
+            log.info("Operator %s went offline: their console stopped answering", operator.pk)
+            count += 1
+    return count
+
+
+def warn(pk: int, seconds_left: int, now) -> int:
+    with transaction.atomic():
+        request = _locked(pk, status=R.ASSIGNED, waiting_on=W.VISITOR, warned_at=None)
+        if request is None:
+            return 0
+        request.warned_at = now
+        request.save(update_fields=["warned_at"])
+        text = assignment.sentence(request.dialog, K.LIVECHAT_ALMOST_TIMED_OUT, seconds=max(1, seconds_left))
+        delivery.to_visitor(request, "notification", {"code": Code.ALMOST_TIMED_OUT, "text": text}, now)
+        delivery.to_operator(request.operator_id, {"type": "warned", "dialog": request.pk, "text": text})
+    return 1
+
+
+def close_inactive(pk: int, now) -> int:
+    with transaction.atomic():
+        request = _locked(pk, status=R.ASSIGNED, waiting_on=W.VISITOR)
+        if request is None:
+            return 0
+        assignment.end(
+            request,
+            LivechatRequest.EndReason.VISITOR_INACTIVE,
+            now,
+            type_response=Code.AUTO_CLOSE,
+            kind=K.LIVECHAT_AUTO_CLOSE,
+        )
+    return 1
+
+
+def transfer_from_silent(pk: int, now) -> int:
+    """The visitor waits on a silent operator: another operator with room takes the dialog."""
+    with transaction.atomic():
+        request = _locked(pk, status=R.ASSIGNED, waiting_on=W.OPERATOR)
+        if request is None:
+            return 0
+        other = queue.claim_operator(request.account_id, request.competency, now, exclude=[request.operator_id])
+        if other is None:
+            # Nobody else can take it: the operator's console flags the dialog as late instead.
+            request.waiting_since = now
+            request.save(update_fields=["waiting_since"])
+            delivery.to_operator(request.operator_id, {"type": "late", "dialog": request.pk})
+            return 0
+        assignment.transfer(request, other, now, code=Code.TRANSFERRED_AUTOMATICALLY)
+    return 1
+
+
+def time_out_in_queue(pk: int, now) -> int:
+    with transaction.atomic():
+        request = _locked(pk, status=R.QUEUED)
+        if request is None:
+            return 0
+        assignment.end(
+            request,
+            LivechatRequest.EndReason.QUEUE_TIMEOUT,
+            now,
+            type_response=Code.AUTO_CLOSE,
+            kind=K.LIVECHAT_NO_OPERATOR,
+        )
+    return 1
+
+
+# ------------------------------------------------------------------ running the clocks in a server process
+
+_started = False
+
+
+def ensure_running() -> None:
+    """Start this process's clock task once, on the running event loop (a daphne process)."""
+    global _started
+    interval = settings.LIVECHAT_TIMER_SECONDS
+    if _started or interval <= 0:
+        return
+    _started = True
+    asyncio.get_running_loop().create_task(_run(interval))
+
+
+async def _run(interval: float):
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await database_sync_to_async(sweep)()
+        except Exception:  # a failing pass (database down) must not stop the clocks
+            log.exception("Live chat's timers failed; trying again in %s s", interval)
+
+
+def with_timers(application):
+    """ASGI middleware: the first connection a server process gets starts its live-chat clocks."""
+
+    async def app(scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            ensure_running()
+        return await application(scope, receive, send)
+
+    return app
+
+
+def stale_since(now, seconds: int):
+    return now - timedelta(seconds=seconds)
