@@ -82,14 +82,14 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
     set_dialog_livechat(dialog, Dialog.Livechat.OPERATOR, now)
     if from_queue:
         text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=operator.name)
-        # In the history the chatbox replays on reload, this is where live chat started.
-        record(dialog, text, Code.CONNECTION_SUCCEED, now)
-        delivery.to_visitor(
+        event = delivery.to_visitor(
             request,
             "notification",
             {"code": Code.ADDED_TO_OPERATOR_PANEL, "text": text, "fromDetail": operator.name},
             now,
         )
+        # In the history the chatbox replays on reload, this is where live chat started.
+        record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event)
     delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
 
 
@@ -117,9 +117,9 @@ def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind:
     values = {"code": code or type_response, "text": text, "typeResponse": type_response}
     if type_response == Code.LEAVE_QUEUE:
         values["specialAction"] = Code.END_POLLING
-    else:
-        record(dialog, text, type_response, now)
-    delivery.to_visitor(request, "notification", values, now)
+    event = delivery.to_visitor(request, "notification", values, now)
+    if type_response != Code.LEAVE_QUEUE:  # the talk that left the queue is in the history already
+        record(dialog, text, type_response, now, event=event)
     if operator is not None:
         queue.release_slot(operator.pk)
         delivery.to_operator(operator.pk, {"type": "ended", "dialog": request.pk, "reason": reason, "text": text})
@@ -128,20 +128,21 @@ def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind:
         transaction.on_commit(lambda: announce_queue(request.account_id))
 
 
-def record(dialog: Dialog, text: str, type_response: str, now, *, human: bool = False, payload=None, user_input=""):
-    """A live-chat moment kept in the dialog's interactions (its history and transcript)."""
+def record(dialog: Dialog, text: str, type_response: str, now, *, event, human: bool = False, payload=None):
+    """A live-chat moment kept in the dialog's interactions (its history and transcript). It carries
+    its event's poll time, so a chatbox that reloads its history polls on from there, not twice."""
+    payload = {**(payload or {}), "pollUpdatedInteractionDate": event.at_ms}
     return Interaction.objects.create(
         dialog=dialog,
         bot_id=dialog.bot_id,
         counted=not dialog.qualification_mode,
         created_at=now,
-        user_input=user_input,
         answer=text,
         type_response=type_response,
         language=dialog.language,
         space=dialog.space,
         human=human,
-        payload=payload or {},
+        payload=payload,
     )
 
 

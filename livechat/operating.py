@@ -57,7 +57,7 @@ def operator_text(text: str) -> str:
 
 
 def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
-    """Store the operator's message in the dialog, then deliver it to the visitor."""
+    """Store the operator's message in the dialog and as the visitor's event; it is pushed on commit."""
     text = (text or "").strip()
     if not text:
         raise MissingField("text")
@@ -67,8 +67,6 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
     with transaction.atomic():
         request = held_by(operator, find_request(operator, request_id))
         answer = operator_text(text)
-        payload = {"fromDetail": operator.name, "operator": operator.user.get_username()}
-        interaction = assignment.record(request.dialog, answer, Code.OPERATOR_ANSWER, now, human=True, payload=payload)
         request.waiting_on = LivechatRequest.Waiting.VISITOR
         request.waiting_since = now
         request.warned_at = None
@@ -81,7 +79,11 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
             "typeResponse": Code.OPERATOR_ANSWER,
             "operatorExternalId": operator.user.get_username(),
         }
-        delivery.to_visitor(request, "talkResponse", values, now)
+        event = delivery.to_visitor(request, "talkResponse", values, now)
+        payload = {"fromDetail": operator.name, "operator": operator.user.get_username()}
+        interaction = assignment.record(
+            request.dialog, answer, Code.OPERATOR_ANSWER, now, event=event, human=True, payload=payload
+        )
         line = panel.message(interaction)
         delivery.to_operator(operator.pk, {"type": "message", "dialog": request.pk, "message": line})
     return line
