@@ -123,9 +123,9 @@ def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind:
     if operator is not None:
         queue.release_slot(operator.pk)
         delivery.to_operator(operator.pk, {"type": "ended", "dialog": request.pk, "reason": reason, "text": text})
-        transaction.on_commit(lambda: dispatch(request.account_id))
+        dispatch(request.account_id, now)  # the freed slot takes the first waiting visitor
     else:
-        transaction.on_commit(lambda: announce_queue(request.account_id))
+        announce_queue(request.account_id, now)
 
 
 def record(dialog: Dialog, text: str, type_response: str, now, *, event, human: bool = False, payload=None):
@@ -230,6 +230,5 @@ def hand_back(operator: Operator, now, *, code: str = Code.OPERATOR_DISCONNECTED
                 delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": ""})
                 requeue(request, now)
             moved += 1
-        account_id = operator.account_id
-        transaction.on_commit(lambda: announce_queue(account_id))
+        announce_queue(operator.account_id, now)
     return moved

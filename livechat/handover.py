@@ -54,7 +54,7 @@ class LivechatHandover:
         values = assignment.queue_values(dialog, place, wait)
         text = _join(intro, values.pop("text"))
         del values["code"]
-        transaction.on_commit(lambda: assignment.announce_queue(account_id))
+        assignment.announce_queue(account_id, now)  # the consoles see the new visitor waiting
         return _live_reply(reply, text, Code.WAITING_FOR_OPERATOR, values)
 
     def relay(self, dialog: Dialog, interaction, request, now) -> Reply:

@@ -112,8 +112,7 @@ def take(operator: Operator, request_id, now=None) -> dict:
         if not queue.claim_slot(operator, now):
             raise Conflict(f"You already hold {operator.max_dialogs} dialogs, your limit.", code="OPERATOR_FULL")
         assignment.assign(request, operator, now, from_queue=True)
-        account_id = operator.account_id
-        transaction.on_commit(lambda: assignment.announce_queue(account_id))
+        assignment.announce_queue(operator.account_id, now)
     return panel.card(request)
 
 
@@ -158,8 +157,7 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
         queue.release_slot(operator.pk)
         delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": competency.name})
         assignment.requeue(request, now)
-        account_id = operator.account_id
-        transaction.on_commit(lambda: assignment.dispatch(account_id))
+        assignment.announce_queue(operator.account_id, now)
     return panel.card(request)
 
 
