@@ -7,6 +7,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.utils import timezone
@@ -33,6 +34,7 @@ def make_operator(account, login: str, name: str, *, status="available", max_dia
     operator = presence.operator_for(user)
     Operator.objects.filter(pk=operator.pk).update(status=status, max_dialogs=max_dialogs, last_seen_at=timezone.now())
     operator.refresh_from_db()
+    operator.user = user
     operator.competencies.set(competencies)
     operator.token = token
     return operator
@@ -115,6 +117,13 @@ def new_visitor(demo_bot):
 # ------------------------------------------------------------------------------------------ websockets
 
 
+def session_cookie(user) -> bytes:
+    """The cookie of a logged-in back-office session of `user`."""
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
 def common(bot_uuid: str, context_id: str = "") -> dict:
     return {
         "contextId": b64(context_id),
@@ -148,12 +157,17 @@ def talk_frame(bot_uuid: str, text: str, context_id: str = "") -> dict:
 class Socket:
     """A websocket client on the real ASGI app (config.asgi.application)."""
 
-    def __init__(self, path: str, headers=None):
-        from config.asgi import application
+    def __init__(self, path: str):
+        self.path = path
+        self.communicator = None
 
-        self.communicator = WebsocketCommunicator(application, path, headers=headers or [])
+    async def headers(self) -> list:
+        return []
 
     async def open(self):
+        from config.asgi import application
+
+        self.communicator = WebsocketCommunicator(application, self.path, headers=await self.headers())
         connected, _ = await self.communicator.connect()
         assert connected
         return self
@@ -197,10 +211,12 @@ class ConsoleSocket(Socket):
     """The operators' console, authenticated by the operator's back-office session."""
 
     def __init__(self, operator):
-        client = Client()
-        client.force_login(operator.user)
-        cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
-        super().__init__("/servlet/operator/ws", headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)])
+        super().__init__("/servlet/operator/ws")
+        self.user = operator.user
+
+    async def headers(self) -> list:
+        cookie = await database_sync_to_async(session_cookie)(self.user)
+        return [(b"origin", b"http://127.0.0.1"), (b"cookie", cookie)]
 
     async def act(self, **action) -> dict:
         await self.send(action)

@@ -119,7 +119,11 @@ def test_while_a_human_holds_the_dialog_the_bot_stays_silent(team, visitor):
     assert reply["text"] == ""
     assert "knowledgeId" not in reply or reply["knowledgeId"] == 0
     stored = visitor.live_request().dialog.interactions.order_by("-pk").first()
-    assert (stored.user_input, stored.answer, stored.type_response) == ("Combien coûte le compte ?", "", "LCVisitorMessage")
+    assert (stored.user_input, stored.answer, stored.type_response) == (
+        "Combien coûte le compte ?",
+        "",
+        "LCVisitorMessage",
+    )
 
 
 def test_a_chatbox_that_forgot_it_is_in_live_chat_is_told_again(team, visitor):
