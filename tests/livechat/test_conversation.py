@@ -123,7 +123,7 @@ def test_a_manual_transfer_to_another_operator(live):
 
 
 def test_a_transfer_to_a_competency_goes_to_an_operator_who_has_it(team, live):
-    visitor, request, operator, other = live
+    _visitor, request, operator, _other = live
     if operator == team.lea:  # make Marc the holder so the transfer must go to Léa (Cartes)
         operating.transfer(operator, request.pk, to_login="marc")
         operator = team.marc
@@ -133,7 +133,7 @@ def test_a_transfer_to_a_competency_goes_to_an_operator_who_has_it(team, live):
 
 
 def test_a_transfer_to_a_competency_whose_operators_are_all_busy_waits_in_the_queue(team, live):
-    visitor, request, operator, other = live
+    visitor, request, operator, _other = live
     Operator.objects.filter(pk=team.sam.pk).update(status="available")  # Sam (Crédits), online but full
     Operator.objects.filter(pk=team.sam.pk).update(max_dialogs=1, active_dialogs=1)
     team.sam.refresh_from_db()
@@ -144,7 +144,7 @@ def test_a_transfer_to_a_competency_whose_operators_are_all_busy_waits_in_the_qu
 
 
 def test_refused_transfers_change_nothing(team, live):
-    visitor, request, operator, other = live
+    visitor, request, operator, _other = live
     before = visitor.live_request()
     for target, code in [
         ({"to_competency": "Assurances"}, "UNKNOWN_COMPETENCY"),
@@ -165,7 +165,7 @@ def test_refused_transfers_change_nothing(team, live):
 
 
 def test_an_operator_cannot_act_on_a_dialog_that_is_not_theirs(live):
-    visitor, request, operator, other = live
+    _visitor, request, operator, other = live
     events = LivechatEvent.objects.count()
     for act in (
         lambda: operating.send_message(other, request.pk, "Bonjour"),
@@ -185,7 +185,7 @@ def test_an_operator_cannot_act_on_a_dialog_that_is_not_theirs(live):
 def test_a_dialog_of_another_account_is_unknown(live, team):
     from tests.livechat.conftest import make_operator
 
-    visitor, request, _, _ = live
+    _visitor, request, _, _ = live
     outsider = make_operator("Other bank", "olivia", "Olivia")
     with pytest.raises(ServletError) as refused:
         operating.send_message(outsider, request.pk, "Bonjour")
@@ -193,7 +193,7 @@ def test_a_dialog_of_another_account_is_unknown(live, team):
 
 
 def test_an_ended_dialog_takes_no_more_messages(live):
-    visitor, request, operator, _ = live
+    _visitor, request, operator, _ = live
     operating.end(operator, request.pk)
     with pytest.raises(ServletError) as refused:
         operating.send_message(operator, request.pk, "Encore une chose")

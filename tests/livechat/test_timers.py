@@ -137,7 +137,7 @@ def test_a_visitor_nobody_takes_leaves_the_queue_after_the_timeout(team, new_vis
 
 
 def test_a_sweep_twice_at_once_acts_once(live):
-    visitor, request, operator = live
+    _visitor, request, operator = live
     operating.send_message(operator, request.pk, "Votre numéro ?")
     keep_consoles_open(later(250))
     assert sweep(later(250))["warned"] + sweep(later(250))["warned"] == 1

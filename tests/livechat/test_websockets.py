@@ -171,7 +171,7 @@ def test_the_console_refuses_who_may_not_operate(team, demo_bot):
         closed = await console.communicator.receive_output()
         return connected, message, closed
 
-    connected, message, closed = run(scenario)
+    _connected, message, closed = run(scenario)
     assert message["code"] == "NOT_AN_OPERATOR"
     assert closed["type"] == "websocket.close"
     assert closed["code"] == 4403
