@@ -9,7 +9,7 @@ from accounts.permissions import account_of, role_of
 from bots.servlet.errors import Forbidden, InvalidField
 
 from . import assignment, delivery, panel, queue
-from .models import Operator
+from .models import MAX_DIALOGS_LIMIT, Operator
 
 OPERATING_ROLES = {Role.OPERATOR, Role.ADMINISTRATOR}
 STATUSES = {choice.value for choice in Operator.Status}
@@ -59,6 +59,16 @@ def set_status(operator: Operator, status: str, now=None) -> Operator:
     if status == Operator.Status.AVAILABLE:
         assignment.dispatch(operator.account_id, now)
     return operator
+
+
+def set_max_dialogs(operator: Operator, limit: int) -> None:
+    """How many dialogs the operator holds at once (1 to 10); dialogs already held are kept."""
+    if not 1 <= limit <= MAX_DIALOGS_LIMIT:
+        raise InvalidField("maxDialogs", f"must be between 1 and {MAX_DIALOGS_LIMIT}")
+    Operator.objects.filter(pk=operator.pk).update(max_dialogs=limit)
+    operator.max_dialogs = limit
+    if operator.has_room:
+        assignment.dispatch(operator.account_id)
 
 
 def card(operator: Operator, now=None) -> dict:

@@ -146,7 +146,9 @@ def extend(application: str, inspect) -> None:
 async def _round_trip(layer) -> bool:
     import asyncio
 
-    channel = await layer.new_channel("serverstatus.")
+    # The default prefix: channels_redis pops every process-local channel of one prefix in one loop,
+    # and a probe of another prefix would wait forever while a consumer holds that loop.
+    channel = await layer.new_channel()
     await layer.send(channel, {"type": "serverstatus.probe"})
     message = await asyncio.wait_for(layer.receive(channel), timeout=2)
     return message.get("type") == "serverstatus.probe"

@@ -9,9 +9,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 
 from accounts.api.views import ProtectedView
+from accounts.models import Membership
 from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
 from bots.servlet.envelope import b64_decode, envelope, plain_json
-from bots.servlet.errors import Forbidden, InvalidField, NotFound
+from bots.servlet.errors import Forbidden, InvalidField, MissingField, NotFound
 from bots.servlet.views import get_bot
 from dialogs import contexts
 from dialogs.api.views import ChatView
@@ -137,7 +138,8 @@ class OperatorsAvailabilityView(ProtectedView):
 
 @extend_schema(
     tags=AVAILABILITY,
-    summary="One operator's availability; PUT/POST `status` (available, busy, away, offline) to change it",
+    summary="One operator's availability; PUT/POST `status` (available, busy, away, offline) to change it, "
+    "or `maxDialogs` (1 to 10, administrators)",
     responses=JSON,
 )
 class OperatorAvailabilityView(ProtectedView):
@@ -149,11 +151,19 @@ class OperatorAvailabilityView(ProtectedView):
     def put(self, request, login):
         user = authenticate_request(request)
         account, operators = _operators_of(user)
-        status = self.params(request).text("status", "availability", required=True).strip().lower()
+        params = self.params(request)
+        status = params.text("status", "availability").strip().lower()
+        max_dialogs = params.integer("maxDialogs", "max_dialogs", minimum=1)
+        if not status and max_dialogs is None:
+            raise MissingField("status")
         target = self._find(operators, login, user)
-        if target.user_id != user.pk:
+        if target.user_id != user.pk or max_dialogs is not None:
+            # Others' availability, and anyone's number of simultaneous dialogs, are the supervisor's.
             check_allowed(user, "livechat.supervise", account=account)
-        presence.set_status(target, status)
+        if max_dialogs is not None:
+            presence.set_max_dialogs(target, max_dialogs)
+        if status:
+            presence.set_status(target, status)
         return plain_json(presence.card(target, timezone.now()))
 
     def post(self, request, login):
@@ -161,11 +171,13 @@ class OperatorAvailabilityView(ProtectedView):
 
     def _find(self, operators, login, user) -> Operator:
         found = operators.filter(user__username__iexact=login).first()
-        if found is None and login.lower() == user.get_username().lower():
-            found = presence.operator_for(user)  # one's own profile is made on first use
-        if found is None:
+        if found is not None:
+            return found
+        # A member who may operate but never opened the console gets their profile now.
+        member = Membership.objects.filter(account=account_of(user), user__username__iexact=login).first()
+        if member is None or not presence.may_operate(member.user):
             raise NotFound(f"No operator '{login[:150]}' in your account.", code="UNKNOWN_OPERATOR")
-        return found
+        return presence.operator_for(member.user)
 
 
 @extend_schema(

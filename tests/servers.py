@@ -1,0 +1,297 @@
+"""Real server processes for the tests where processes matter: a scratch database migrated and seeded
+as `make run` does, daphne processes serving it (HTTP and websockets), a private Redis when the machine's
+is not configured, and a small HTTP client that logs in like a person (session cookie) or a script (token).
+
+    with Platform(tmp_path, processes=2, redis=True) as platform:
+        a, b = platform.servers
+        a.url("/demo/"), b.ws_url("/servlet/chatWs")
+
+Data sets are made through the platform's own servlet API and management commands, never by the test
+process's ORM: the servers only see what a real deployment would.
+"""
+
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+DAPHNE = str(Path(PYTHON).with_name("daphne"))
+ADMIN_PASSWORD = "demo-admin-" + uuid.uuid4().hex[:12]
+BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 30, process: subprocess.Popen | None = None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the process on port {port} exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on port {port} after {timeout} s")
+
+
+class PrivateRedis:
+    """A Redis of the test's own, on a free port, that keeps nothing on disk."""
+
+    def __init__(self, folder: Path):
+        self.port = free_port()
+        self.folder = folder
+        self.process = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self):
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed")
+        self.process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.port, process=self.process)
+        return self
+
+    def stop(self):
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def scratch_database(folder: Path, name: str) -> tuple[str, callable]:
+    """A database for the servers: a SQLite file, or a fresh PostgreSQL database on the server that
+    DATABASE_URL names (trust auth, as in CI). Returns (url, drop)."""
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith(("postgres://", "postgresql://")):
+        path = folder / f"{name}.sqlite3"
+        return f"sqlite:///{path}", lambda: None
+    import psycopg
+
+    parts = urllib.parse.urlsplit(base)
+    admin_url = urllib.parse.urlunsplit(parts._replace(path="/postgres"))
+    database = f"{name}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{database}"')
+
+    def drop():
+        with psycopg.connect(admin_url, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+    return urllib.parse.urlunsplit(parts._replace(path=f"/{database}")), drop
+
+
+class Server:
+    """One daphne process serving the platform."""
+
+    def __init__(self, env: dict, log: Path):
+        self.port = free_port()
+        self.env = env
+        self.log_path = log
+        self.process = None
+
+    def start(self):
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 (kept open while the server runs)
+        self.process = subprocess.Popen(
+            [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        wait_for_port(self.port, process=self.process)
+        return self
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+    def kill(self):
+        """The process dies at once, as a crashed server would."""
+        self.process.kill()
+        self.process.wait()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def ws_url(self, path: str) -> str:
+        return f"ws://127.0.0.1:{self.port}{path}"
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+class Platform:
+    """A scratch installation: database, optional Redis, and `processes` daphne servers sharing them."""
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        processes: int = 1,
+        redis: bool = False,
+        grace_seconds: int = 30,
+        timer_seconds: float = 1.0,
+    ):
+        self.folder = folder
+        self.processes = processes
+        self.want_redis = redis
+        self.grace_seconds = grace_seconds
+        self.timer_seconds = timer_seconds
+        self.servers: list[Server] = []
+        self.redis = None
+        self._drop = lambda: None
+
+    def __enter__(self):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        database_url, self._drop = scratch_database(self.folder, "livechat_it")
+        redis_url = ""
+        if self.want_redis:
+            redis_url = os.environ.get("REDIS_URL", "")
+            if not redis_url:
+                self.redis = PrivateRedis(self.folder).start()
+                redis_url = self.redis.url
+        self.env = {
+            **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+            "DATABASE_URL": database_url,
+            "DATA_DIR": str(self.folder),
+            "DEMO_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "MATCHING_EMBEDDINGS": "off",
+            "LIVECHAT_TIMER_SECONDS": str(self.timer_seconds),
+            "LIVECHAT_OPERATOR_GRACE_SECONDS": str(self.grace_seconds),
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+        if redis_url:
+            self.env["REDIS_URL"] = redis_url
+        self.manage("migrate", "--noinput")
+        self.manage("seed_demo", "--quiet-urls")
+        for index in range(self.processes):
+            self.servers.append(Server(self.env, self.folder / f"server-{index}.log").start())
+        return self
+
+    def __exit__(self, *exc):
+        for server in self.servers:
+            server.stop()
+        if self.redis is not None:
+            self.redis.stop()
+        self._drop()
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run(
+            [PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+        return done.stdout
+
+    def admin_token(self) -> str:
+        return Browser(self.servers[0]).post_form(
+            "/servlet/api/authentication", {"login": "admin", "password": ADMIN_PASSWORD}
+        )["token"]
+
+    def add_operator(self, login: str, password: str, *, max_dialogs: int | None = None) -> None:
+        """A back-office user with the operator role, made through the BO users servlet as an admin would."""
+        server = Browser(self.servers[0])
+        token = self.admin_token()
+        server.post_form(
+            "/servlet/api/bousers", {"login": login, "password": password, "role": "operator"}, token=token
+        )
+        if max_dialogs is not None:
+            server.put_form(
+                f"/servlet/api/operators/availability/{login}", {"maxDialogs": str(max_dialogs)}, token=token
+            )
+
+
+class Browser:
+    """HTTP as a person's browser does it: cookies kept, the back-office login form with its CSRF token."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+        request = urllib.request.Request(self.server.url(path), data=body, method=method, headers=headers or {})
+        try:
+            with self.opener.open(request, timeout=30) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def _form(self, method: str, path: str, fields: dict, token: str | None = None) -> dict:
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        if token:
+            headers["Authorization"] = token
+        status, body = self.request(method, path, urllib.parse.urlencode(fields).encode(), headers)
+        if status >= 400:
+            raise AssertionError(f"{method} {path} answered {status}: {body[:500]!r}")
+        return json.loads(body) if body.strip() else {}
+
+    def post_form(self, path: str, fields: dict, token: str | None = None) -> dict:
+        return self._form("POST", path, fields, token)
+
+    def put_form(self, path: str, fields: dict, token: str | None = None) -> dict:
+        return self._form("PUT", path, fields, token)
+
+    def get_json(self, path: str, token: str | None = None) -> dict:
+        status, body = self.request("GET", path, headers={"Authorization": token} if token else {})
+        assert status == 200, (status, body[:500])
+        return json.loads(body)
+
+    def log_in(self, login: str, password: str) -> str:
+        """Log in to the back office; returns the Cookie header value of the session."""
+        status, page = self.request("GET", "/admin/login/")
+        assert status == 200, status
+        csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
+        fields = {"csrfmiddlewaretoken": csrf, "username": login, "password": password, "next": "/livechat/"}
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Referer": self.server.url("/admin/login/")}
+        self.request("POST", "/admin/login/", urllib.parse.urlencode(fields).encode(), headers)
+        names = {cookie.name: cookie.value for cookie in self.cookies}
+        assert "sessionid" in names, "the back-office login failed"
+        return "; ".join(f"{name}={value}" for name, value in names.items())
