@@ -24,7 +24,7 @@ ANONYMOUS_WINDOW_SECONDS = 600
 def limit_anonymous(request, bot) -> None:
     """A chatbox (no credentials) may ask a few callbacks per address and bot, not flood the console."""
     address = client_address(request) or "unknown"
-    key = f"livechat:callbacks:{bot.pk}:{address}"
+    key = f"livechat:callbacks:{bot.uuid}:{address}"
     try:
         cache.add(key, 0, ANONYMOUS_WINDOW_SECONDS)
         count = cache.incr(key)

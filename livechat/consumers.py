@@ -151,3 +151,10 @@ class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
 
     async def send_json(self, content):
         await self.send(text_data=json.dumps(content, ensure_ascii=False))
+
+
+class UnknownPathConsumer(AsyncWebsocketConsumer):
+    """Any other websocket path: the handshake is refused (HTTP 403), cleanly, without an error logged."""
+
+    async def connect(self):
+        await self.close()

@@ -5,7 +5,7 @@ from channels.auth import AuthMiddlewareStack
 from channels.security.websocket import AllowedHostsOriginValidator
 from django.urls import re_path
 
-from .consumers import ChatboxConsumer, OperatorConsumer
+from .consumers import ChatboxConsumer, OperatorConsumer, UnknownPathConsumer
 
 # The console rides on the session cookie, so only pages of this site may open it (no cross-site
 # websocket hijacking); the chatbox runs on customers' sites and sends no credentials.
@@ -14,4 +14,5 @@ operator_console = AllowedHostsOriginValidator(AuthMiddlewareStack(OperatorConsu
 websocket_urlpatterns = [
     re_path(r"^(servlet/+)?/*chatWs/?$", ChatboxConsumer.as_asgi()),
     re_path(r"^/?servlet/operator/ws/?$", operator_console),
+    re_path(r"", UnknownPathConsumer.as_asgi()),
 ]

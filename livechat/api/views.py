@@ -208,12 +208,13 @@ class CallbacksView(ProtectedView):
         caller = authenticate_if_present(request)
         if caller is not None:
             check_allowed(caller, "livechat.operate", bot=bot)
-        else:
+        phone = callbacks.clean_phone(params.text("phone", "phoneNumber", max_length=100))
+        if caller is None:
             callbacks.limit_anonymous(request, bot)
         dialog = contexts.known_dialog(bot, params.text("contextId", "contextUuid", "contextUUID", "ctx"))
         callback = callbacks.request_callback(
             bot,
-            phone=params.text("phone", "phoneNumber", max_length=100),
+            phone=phone,
             name=params.text("name", max_length=200),
             preferred_time=params.text("preferredTime", "time", max_length=200),
             reason=params.text("reason", max_length=4000),
