@@ -29,6 +29,7 @@ class Command(BaseCommand):
                     f"  Demo bot UUID : {BOT_UUID}",
                     f"  Demo chat     : {base}/demo/",
                     f"  Back office   : {base}/admin/   (login {login}, password {password})",
+                    f"  Live chat     : {base}/livechat/   (operators' console; the same login)",
                     f"  API console   : {base}/servlet/api/doc/",
                     f"  Server status : {base}/servlet/api/serverstatus",
                     "",

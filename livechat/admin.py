@@ -1,0 +1,155 @@
+"""Back office for live chat: operators (availability, dialog limit, competencies), each bot's live-chat
+settings, the live-chat requests (who waited, who answered, how it ended) and the callbacks."""
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from accounts.admin import AccountScopedAdmin, MadeElsewhere, may
+from accounts.permissions import account_of
+from bots.admin_scoping import BotScopedAdmin
+
+from .models import Callback, LivechatRequest, LivechatSettings, Operator
+from .presence import is_online
+
+
+@admin.register(Operator)
+class OperatorAdmin(AccountScopedAdmin):
+    edit_action = "livechat.supervise"
+    list_display = ["name", "login", "presence", "active_dialogs", "max_dialogs", "competency_list", "last_seen_at"]
+    list_filter = ["status", "competencies"]
+    search_fields = ["display_name", "user__username", "user__first_name"]
+    fields = [
+        "user",
+        "account",
+        "display_name",
+        "status",
+        "max_dialogs",
+        "competencies",
+        "active_dialogs",
+        "last_seen_at",
+        "status_changed_at",
+    ]
+    readonly_fields = ["user", "account", "active_dialogs", "last_seen_at", "status_changed_at"]
+    filter_horizontal = ["competencies"]
+    list_select_related = ["user"]
+
+    def has_add_permission(self, request):
+        return False  # a profile is made when the operator first opens the console (or by the API)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "competencies" and not request.user.is_superuser:
+            kwargs["queryset"] = db_field.related_model.objects.filter(account=account_of(request.user))
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.display(description="Login", ordering="user__username")
+    def login(self, operator):
+        return operator.user.get_username()
+
+    @admin.display(description="Availability")
+    def presence(self, operator):
+        shown = operator.status if is_online(operator) else Operator.Status.OFFLINE
+        colours = {"available": "#16a34a", "busy": "#d97706", "away": "#6b7280", "offline": "#9ca3af"}
+        return format_html('<span style="color:{}">●</span> {}', colours[shown], Operator.Status(shown).label)
+
+    @admin.display(description="Competencies")
+    def competency_list(self, operator):
+        return ", ".join(sorted(c.name for c in operator.competencies.all())) or "—"
+
+
+@admin.register(LivechatSettings)
+class LivechatSettingsAdmin(BotScopedAdmin):
+    list_display = [
+        "bot",
+        "enabled",
+        "handover_on_too_many_misunderstood",
+        "queue_per_operator",
+        "visitor_timeout_seconds",
+        "operator_timeout_seconds",
+    ]
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser or may(request, "account.read")
+
+    def has_view_permission(self, request, obj=None):
+        return self.has_module_permission(request)
+
+    def has_add_permission(self, request):
+        return request.user.is_superuser or may(request, "livechat.supervise")
+
+    def has_change_permission(self, request, obj=None):
+        return self.has_add_permission(request)
+
+
+@admin.register(LivechatRequest)
+class LivechatRequestAdmin(MadeElsewhere, AccountScopedAdmin):
+    """Every handover: the queue and the operators' work, for reading (the console does the work)."""
+
+    list_display = [
+        "created_at",
+        "bot",
+        "status",
+        "operator",
+        "competency",
+        "waited",
+        "duration",
+        "end_reason",
+        "transfers",
+        "dialog_link",
+    ]
+    list_filter = ["status", "end_reason", "bot", "competency"]
+    date_hierarchy = "created_at"
+    list_select_related = ["bot", "operator__user", "competency", "dialog"]
+    readonly_fields = [field.name for field in LivechatRequest._meta.fields]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Waited")
+    def waited(self, request):
+        if request.assigned_at is None:
+            return "—"
+        return f"{int((request.assigned_at - request.queued_at).total_seconds())} s"
+
+    @admin.display(description="With the operator")
+    def duration(self, request):
+        if request.assigned_at is None or request.ended_at is None:
+            return "—"
+        minutes, seconds = divmod(int((request.ended_at - request.assigned_at).total_seconds()), 60)
+        return f"{minutes} min {seconds:02d} s"
+
+    @admin.display(description="Dialog")
+    def dialog_link(self, request):
+        return format_html('<a href="{}">read</a>', reverse("admin:dialogs_dialog_change", args=[request.dialog_id]))
+
+
+@admin.register(Callback)
+class CallbackAdmin(AccountScopedAdmin):
+    account_path = "bot__account"
+    edit_action = "livechat.operate"
+    list_display = ["created_at", "bot", "phone", "name", "preferred_time", "status", "operator", "source"]
+    list_filter = ["status", "source", "bot"]
+    search_fields = ["phone", "name", "reason"]
+    readonly_fields = ["bot", "dialog", "source", "created_at", "taken_at", "closed_at", "operator"]
+    fields = [
+        "bot",
+        "dialog",
+        "phone",
+        "name",
+        "preferred_time",
+        "reason",
+        "language",
+        "source",
+        "status",
+        "operator",
+        "outcome",
+        "created_at",
+        "taken_at",
+        "closed_at",
+    ]
+
+    def has_add_permission(self, request):
+        return False  # asked by visitors and telephony through the Callback servlet
