@@ -77,7 +77,10 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
     request.waiting_on = LivechatRequest.Waiting.OPERATOR
     request.waiting_since = now
     request.warned_at = None
-    request.save(update_fields=["status", "operator", "assigned_at", "waiting_on", "waiting_since", "warned_at"])
+    request.joined_at = None
+    request.save(
+        update_fields=["status", "operator", "assigned_at", "waiting_on", "waiting_since", "warned_at", "joined_at"]
+    )
     dialog = request.dialog
     set_dialog_livechat(dialog, Dialog.Livechat.OPERATOR, now)
     if from_queue:
@@ -198,7 +201,8 @@ def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> N
     request.waiting_on = LivechatRequest.Waiting.OPERATOR
     request.waiting_since = now
     request.warned_at = None
-    request.save(update_fields=["operator", "transfers", "waiting_on", "waiting_since", "warned_at"])
+    request.joined_at = None
+    request.save(update_fields=["operator", "transfers", "waiting_on", "waiting_since", "warned_at", "joined_at"])
     dialog = request.dialog
     text = sentence(dialog, K.LIVECHAT_TRANSFERRED, operator=target.name)
     delivery.to_visitor(request, "notification", {"code": code, "text": text, "fromDetail": target.name}, now)

@@ -60,8 +60,7 @@ def act(operator_id: int, action: dict) -> dict | None:
         presence.set_status(operator, str(action.get("status", "")))
         return {"type": "operator", "operator": panel.operator_card(operator)}
     if name == "open":
-        request = operating.find_request(operator, dialog, lock=False)
-        return {"type": "transcript", "dialog": panel.card(request), "messages": panel.transcript(request)}
+        return operating.open_dialog(operator, dialog)
     if name == "send":
         return {"type": "sent", "message": operating.send_message(operator, dialog, str(action.get("text", "")))}
     if name == "typing":

@@ -130,6 +130,8 @@ class LivechatRequest(models.Model):
     waiting_since = models.DateTimeField(default=timezone.now)
     warned_at = models.DateTimeField(null=True, blank=True, help_text="When the visitor was warned of the timeout.")
     transfers = models.PositiveSmallIntegerField(default=0)
+    # When the operator holding it first opened it in the console (the visitor is told: OperatorConnected).
+    joined_at = models.DateTimeField(null=True, blank=True)
     queue_position = models.PositiveIntegerField(null=True, blank=True, help_text="The place the visitor was told.")
     # The last event's time (ms) of this dialog: each event gets a later one (the poll's cursor).
     last_event_ms = models.BigIntegerField(default=0)

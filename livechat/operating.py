@@ -89,6 +89,21 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
     return line
 
 
+def open_dialog(operator: Operator, request_id, now=None) -> dict:
+    """The console opens a dialog: its card and whole transcript. The first time its operator opens it,
+    the visitor learns that a person is now reading (OperatorConnected)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        request = find_request(operator, request_id)
+        if request.status == R.ASSIGNED and request.operator_id == operator.pk and request.joined_at is None:
+            request.joined_at = now
+            request.save(update_fields=["joined_at"])
+            text = assignment.sentence(request.dialog, K.LIVECHAT_CONNECTED, operator=operator.name)
+            values = {"code": Code.OPERATOR_CONNECTED, "text": text, "fromDetail": operator.name}
+            delivery.to_visitor(request, "notification", values, now)
+    return {"type": "transcript", "dialog": panel.card(request), "messages": panel.transcript(request)}
+
+
 def set_typing(operator: Operator, request_id, typing: bool, now=None) -> None:
     """The visitor sees "… is typing" while the operator writes (an empty text clears it)."""
     now = now or timezone.now()

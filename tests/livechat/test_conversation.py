@@ -271,3 +271,17 @@ def test_visitor_typing_is_kept_on_the_dialog(live):
     assert response.status_code == 200
     request.dialog.refresh_from_db()
     assert (request.dialog.user_typing, request.dialog.typing_content) == (True, "ma carte est")
+
+
+def test_the_visitor_learns_when_the_operator_opens_the_dialog(live):
+    visitor, request, operator, other = live
+    card = operating.open_dialog(operator, request.pk)
+    assert card["dialog"]["contextId"] == visitor.context_id
+    joined = visitor.poll()
+    assert (joined["code"], joined["fromDetail"]) == ("OperatorConnected", operator.name)
+    operating.open_dialog(operator, request.pk)
+    assert visitor.poll() == {}  # once per operator
+    operating.transfer(operator, request.pk, to_login=other.user.username)
+    visitor.poll_all()
+    operating.open_dialog(other, request.pk)
+    assert visitor.poll()["fromDetail"] == other.name
