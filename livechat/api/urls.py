@@ -13,6 +13,8 @@ urlpatterns = [
     servlet_path("operators/availability", views.OperatorsAvailabilityView.as_view(), "operators-availability"),
     servlet_path("operators/availability/<login>", views.OperatorAvailabilityView.as_view(), "operator-availability"),
     servlet_path("operators/available/<bot_uuid>", views.BotAvailabilityView.as_view(), "bot-availability"),
+    servlet_path("competencies/<name>/operators", views.CompetencyOperatorsView.as_view(), "competency-operators"),
+    servlet_path("competencies/<name>/operators/<login>", views.CompetencyOperatorView.as_view()),
     servlet_path("callback/<bot_uuid>", views.CallbacksView.as_view(), "callbacks"),
     servlet_path("callback/<bot_uuid>/<callback_id>/<action>", views.CallbackActionView.as_view(), "callback-action"),
 ]

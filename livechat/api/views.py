@@ -241,3 +241,55 @@ class CallbackActionView(ProtectedView):
         operator = presence.operator_for(user)
         outcome = self.params(request).text("outcome", max_length=4000)
         return plain_json(callbacks.act(operator, callback_id, action, outcome, bot=bot))
+
+
+# ---------------------------------------------------------------------------- Competencies of operators
+
+COMPETENCIES = ["Competencies"]
+
+
+def _competency_of(request, user, name: str):
+    account = account_of(user)
+    if account is None:
+        raise Forbidden("Your user belongs to no account.", code="NO_ACCOUNT")
+    competency = queue.find_competency(account.pk, name)
+    if competency is None:
+        raise NotFound(f"Your account has no competency '{name[:100]}'.", code="UNKNOWN_COMPETENCY")
+    return account, competency
+
+
+@extend_schema(tags=COMPETENCIES, summary="The operators who have this competency (live-chat routing)", responses=JSON)
+class CompetencyOperatorsView(ProtectedView):
+    def get(self, request, name):
+        user = authenticate_request(request)
+        check_allowed(user, "account.read")
+        _, competency = _competency_of(request, user, name)
+        operators = competency.operators.select_related("user").order_by("user__username")
+        return plain_json({"competency": competency.name, "operators": [op.user.get_username() for op in operators]})
+
+
+@extend_schema(
+    tags=COMPETENCIES,
+    summary="Give (PUT) or take back (DELETE) a competency from a back-office user who answers visitors",
+    request=None,
+    responses=JSON,
+)
+class CompetencyOperatorView(ProtectedView):
+    def put(self, request, name, login):
+        operator, competency = self._find(request, name, login)
+        operator.competencies.add(competency)
+        return plain_json(presence.card(operator, timezone.now()))
+
+    def delete(self, request, name, login):
+        operator, competency = self._find(request, name, login)
+        operator.competencies.remove(competency)
+        return plain_json(presence.card(operator, timezone.now()))
+
+    def _find(self, request, name, login):
+        user = authenticate_request(request)
+        account, competency = _competency_of(request, user, name)
+        check_allowed(user, "competencies.edit", account=account)
+        member = Membership.objects.filter(account=account, user__username__iexact=login).select_related("user").first()
+        if member is None or not presence.may_operate(member.user):
+            raise NotFound(f"No operator '{login[:150]}' in your account.", code="UNKNOWN_OPERATOR")
+        return presence.operator_for(member.user), competency

@@ -239,3 +239,31 @@ def test_the_configured_layer_holds_idle_sockets(settings):
     assert socket_timeout_problem(layer) is None
     if settings.REDIS_URL:
         assert layer.hosts[0]["socket_timeout"] > layer.brpop_timeout
+
+
+# -------------------------------------------------------------------------------- competencies
+
+
+def test_an_administrator_gives_and_takes_back_a_competency_and_routing_follows(client, team, demo_bot, new_visitor):
+    _, admin = make_persona(demo_bot.account, "administrator", login="ada")
+    given = client.put(f"{API}/competencies/Cr%C3%A9dits/operators/marc", **auth(admin))
+    assert (given.status_code, given.json()["competencies"]) == (200, ["Crédits"])
+    listed = client.get(f"{API}/competencies/cr%C3%A9dits/operators", **auth(team.lea)).json()
+    assert listed == {"competency": "Crédits", "operators": ["marc", "sam"]}
+    asking = new_visitor()
+    asking.ask_for_human(competency="Crédits")
+    assert asking.live_request().operator_id == team.marc.pk  # Sam, who also has it, is offline
+
+    taken_back = client.delete(f"{API}/competencies/Cr%C3%A9dits/operators/marc", **auth(admin))
+    assert taken_back.json()["competencies"] == []
+
+
+def test_giving_competencies_is_for_administrators_and_known_names(client, team, demo_bot):
+    assert client.put(f"{API}/competencies/Cartes/operators/marc", **auth(team.lea)).status_code == 403
+    _, admin = make_persona(demo_bot.account, "administrator", login="ada")
+    unknown = client.put(f"{API}/competencies/Assurances/operators/marc", **auth(admin))
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "UNKNOWN_COMPETENCY")
+    make_persona(demo_bot.account, "reader", login="rita")
+    not_operator = client.put(f"{API}/competencies/Cartes/operators/rita", **auth(admin))
+    assert (not_operator.status_code, not_operator.json()["code"]) == (404, "UNKNOWN_OPERATOR")
+    assert list(Operator.objects.get(pk=team.marc.pk).competencies.all()) == []
