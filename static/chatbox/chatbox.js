@@ -7,6 +7,12 @@
  *
  * Optional attributes: data-title ("Name — subtitle"), data-open="true" (panel open on load),
  * data-accent (a CSS colour), data-transport="websocket" (talk over /servlet/chatWs when it opens).
+ *
+ * Live chat with a human operator (client-contract.md §4) starts when an answer hands the dialog over:
+ * the socket is tried first, REST polling takes over if it does not open or drops; the state is kept in
+ * localStorage so that a reload resumes it. Hooks for tests: the host element carries
+ * data-livechat="off|queued|live" and data-transport="websocket|polling"; data-testid="livechat-notice",
+ * "operator-typing", "queue-banner", "leave-queue"; every bubble data-from="user|bot|operator".
  */
 (function () {
   "use strict";
@@ -33,6 +39,14 @@
   var SYNCHRON = "U3luY2hyb24="; // base64 of "Synchron": the REST talk's `mode` (client-contract.md §2.2 (8))
   var TIMEOUT = { status: 5000, talk: 50000, other: 15000 };
   var DAY_MS = 24 * 3600 * 1000;
+  var POLLING = "cG9sbGluZw=="; // base64 of "polling": the mode of the REST talks made in live chat (§4.3)
+  var LIVECHAT = {
+    socketOpenMs: 3000, // live chat falls back to polling when the socket is not open by then
+    pollMs: 2500, // CV5's polling period
+    safetyPollMs: 20000, // while on the socket, what its pushes may have missed is polled this often
+    typingMs: 1000, // the visitor's typing is sent at most this often
+    typingExpiresMs: 45000, // an operator's typing dots that were never cleared go away after this
+  };
 
   var titleParts = (config.title || "Assistant").split(/\s+[—–-]\s+/);
   var botName = titleParts[0];
@@ -70,6 +84,20 @@
       feedbackFailed: "Votre avis n'a pas pu être envoyé.",
       retry: "Réessayer",
       noBot: "Ce chatbox n'est pas configuré (attribut data-bot manquant).",
+      advisor: "Conseiller",
+      anAdvisor: "un conseiller",
+      liveWith: "En direct avec {name}",
+      queuedStatus: "En attente d'un conseiller",
+      operatorTyping: "{name} écrit…",
+      operatorTypingAnonymous: "Le conseiller écrit…",
+      livePlaceholder: "Écrivez à {name}…",
+      queuedPlaceholder: "Écrivez votre message…",
+      queueTitle: "Vous êtes n° {position} dans la file d'attente",
+      queueTitleUnknown: "Vous êtes dans la file d'attente",
+      queueWait: "Attente estimée : environ {minutes} min",
+      leaveQueue: "Quitter la file d'attente",
+      leaveFailed: "Impossible de quitter la file d'attente pour le moment.",
+      unread: "{count} nouveau(x) message(s)",
     },
     en: {
       open: "Open the chat with " + botName,
@@ -100,6 +128,20 @@
       feedbackFailed: "Your feedback could not be sent.",
       retry: "Retry",
       noBot: "This chatbox is not configured (the data-bot attribute is missing).",
+      advisor: "Advisor",
+      anAdvisor: "an advisor",
+      liveWith: "Live with {name}",
+      queuedStatus: "Waiting for an advisor",
+      operatorTyping: "{name} is typing…",
+      operatorTypingAnonymous: "The advisor is typing…",
+      livePlaceholder: "Write to {name}…",
+      queuedPlaceholder: "Write your message…",
+      queueTitle: "You are number {position} in the queue",
+      queueTitleUnknown: "You are in the queue",
+      queueWait: "Estimated wait: about {minutes} min",
+      leaveQueue: "Leave the queue",
+      leaveFailed: "The queue could not be left right now.",
+      unread: "{count} new message(s)",
     },
   };
 
@@ -142,6 +184,7 @@
     welcome: "dydu.chatbox.welcome_" + config.bot,
     locale: "dydu.chatbox.locale_" + config.bot,
     open: "dydu.chatbox.open_" + config.bot,
+    livechat: "dydu.chatbox.livechat_" + config.bot, // {contextId, mode, lastPoll, operator, queue place and wait}
     visit: function () {
       return "DYDU_lastvisitfor_" + config.bot + "_" + state.space + "_" + state.locale;
     },
@@ -183,8 +226,12 @@
     return state.locale === "fr" ? " : " : ": ";
   }
 
-  function t(key) {
-    return (WORDING[state.locale] || WORDING.fr)[key];
+  function t(key, values) {
+    var text = (WORDING[state.locale] || WORDING.fr)[key];
+    Object.keys(values || {}).forEach(function (name) {
+      text = text.split("{" + name + "}").join(String(values[name]));
+    });
+    return text;
   }
 
   function saveContext(id) {
@@ -347,11 +394,12 @@
   }
 
   // One talk; `context` overrides the stored context id (used by #reset#, which must name the old one).
+  // Over the socket only with data-transport="websocket" (the socket live chat opens does not carry bot talks).
   function talk(text, options) {
     options = options || {};
     var context = options.context !== undefined ? options.context : state.contextId;
     var fields = talkFields(text, options);
-    if (socket.ready()) {
+    if (config.websocket && socket.ready()) {
       return socket.talk(fields, context).catch(function () {
         return restTalk(fields, context);
       });
@@ -370,12 +418,13 @@
     return call("POST", path + "/" + encodeURIComponent(config.bot), fields);
   }
 
-  // ---------------------------------------------------------------- optional websocket transport
+  // ---------------------------------------------------------------- the websocket (/servlet/chatWs)
 
-  // REST is the default; with data-transport="websocket" talks go over the chatbox socket while it is
-  // open (client-contract.md §4.2 frames) and fall back to REST whenever it is not.
+  // Bot talks use it with data-transport="websocket" while it is open (REST otherwise); live chat always
+  // tries it first, like CV5 (client-contract.md §4.1), and polls when it cannot open or drops.
   var socket = (function () {
     var ws = null;
+    var opening = null;
     var waiting = [];
     var pinger = null;
 
@@ -383,69 +432,153 @@
       return config.server.replace(/^http/, "ws") + "/servlet/chatWs";
     }
 
-    function connect() {
-      if (!config.websocket || !window.WebSocket) return;
+    // Resolves once the socket is open; rejects if it errors, closes or is not open within `timeout`.
+    function open(timeout) {
+      if (ws && ws.readyState === 1) return Promise.resolve();
+      if (opening) return opening;
+      if (!window.WebSocket) return Promise.reject(new ApiError("no websocket in this browser"));
+      var current;
       try {
-        ws = new WebSocket(url());
+        current = new WebSocket(url());
       } catch (e) {
-        ws = null;
-        return;
+        return Promise.reject(new ApiError("websocket refused"));
       }
-      ws.onopen = function () {
-        pinger = setInterval(function () {
-          if (ws && ws.readyState === 1) ws.send("ping");
-        }, 55000);
-      };
-      ws.onmessage = function (event) {
-        if (event.data === "pong") return;
-        var frame;
-        try {
-          frame = JSON.parse(event.data);
-        } catch (e) {
-          return;
-        }
-        if (frame.type === "talkResponse" && waiting.length) {
-          var values = decodeValues(frame.values || {});
-          applySideEffects(values);
-          waiting.shift().resolve(values);
-        }
-      };
-      ws.onclose = function () {
-        clearInterval(pinger);
-        waiting.splice(0).forEach(function (w) {
-          w.reject(new ApiError("websocket closed"));
-        });
-        ws = null;
-      };
+      ws = current;
+      opening = new Promise(function (resolve, reject) {
+        var timer = setTimeout(function () {
+          reject(new ApiError("websocket not open in time"));
+          drop(current);
+        }, timeout || LIVECHAT.socketOpenMs);
+        current.onopen = function () {
+          clearTimeout(timer);
+          if (ws !== current) return;
+          opening = null;
+          pinger = setInterval(function () {
+            if (current.readyState === 1) current.send("ping");
+          }, 55000);
+          resolve();
+        };
+        current.onmessage = function (event) {
+          if (ws === current) receive(event.data);
+        };
+        current.onclose = function () {
+          clearTimeout(timer);
+          reject(new ApiError("websocket closed")); // nothing happens if it had opened
+          if (ws !== current) return;
+          forget();
+          livechat.socketClosed();
+        };
+      });
+      opening.catch(function () {
+        /* the caller decides what a failure means */
+      });
+      return opening;
     }
 
+    function connect() {
+      if (config.websocket) open(LIVECHAT.socketOpenMs);
+    }
+
+    function forget() {
+      clearInterval(pinger);
+      pinger = null;
+      ws = null;
+      opening = null;
+      waiting.splice(0).forEach(function (w) {
+        w.reject(new ApiError("websocket closed"));
+      });
+    }
+
+    function drop(current) {
+      if (ws === current) forget();
+      try {
+        current.close();
+      } catch (e) {
+        /* closing a socket that never opened */
+      }
+    }
+
+    function close() {
+      if (ws) drop(ws);
+    }
+
+    function receive(data) {
+      if (data === "pong") return;
+      var frame;
+      try {
+        frame = JSON.parse(data);
+      } catch (e) {
+        return;
+      }
+      if (!frame || typeof frame !== "object") return;
+      var values = decodeValues(frame.values || {});
+      if (!values || typeof values !== "object") return;
+      // Live chat's pushes (operator messages, notifications) carry their time; answers to talks do not.
+      if (typeof values.pollUpdatedInteractionDate === "number") {
+        livechat.event(values);
+      } else if (frame.type === "talkResponse") {
+        applySideEffects(values);
+        if (waiting.length) waiting.shift().resolve(values);
+        else livechat.answered(values, null);
+      } else if (frame.type === "checkContextAvailabilityResponse") {
+        livechat.joined(values);
+      }
+    }
+
+    // The frames' common parameters (client-contract.md §4.2): every string base64.
+    function parameters(extra, context) {
+      var common = {
+        contextId: b64encode(context === undefined ? state.contextId : context || ""),
+        botId: b64encode(config.bot),
+        space: b64encode(state.space),
+        clientId: b64encode(store.get(KEYS.client) || ""),
+        language: b64encode(state.locale),
+        solutionUsed: b64encode("ASSISTANT"),
+        userUrl: b64encode(window.location.href),
+        browser: b64encode(browserName()),
+        os: b64encode(osName()),
+      };
+      return Object.assign(common, extra || {});
+    }
+
+    function talkParameters(fields, context) {
+      var extra = {
+        userInput: b64encode(fields.userInput),
+        alreadyCame: alreadyCame,
+        contextType: b64encode("Web"),
+        qualificationMode: false,
+        doNotRegisterInteraction: fields.doNotRegisterInteraction === "true",
+        useServerCookieForContext: false,
+        disableLanguageDetection: true,
+        timestamp: Date.now(),
+        extraParameters: {},
+      };
+      if (fields.extraParameters) {
+        var given = JSON.parse(fields.extraParameters);
+        Object.keys(given).forEach(function (key) {
+          extra.extraParameters[key] = b64encode(given[key]);
+        });
+      }
+      return parameters(extra, context);
+    }
+
+    // One frame; false when the socket is not open.
+    function frame(type, extra) {
+      if (!ws || ws.readyState !== 1) return false;
+      try {
+        ws.send(JSON.stringify({ type: type, parameters: parameters(extra) }));
+        return true;
+      } catch (e) {
+        return false;
+      }
+    }
+
+    // A talk whose answer comes back over the socket (the bot's, or leaving the queue).
     function talkOverSocket(fields, context) {
       return new Promise(function (resolve, reject) {
-        var parameters = {
-          contextId: b64encode(context || ""),
-          botId: b64encode(config.bot),
-          space: b64encode(fields.space),
-          clientId: b64encode(fields.clientId),
-          language: b64encode(fields.language),
-          solutionUsed: b64encode("ASSISTANT"),
-          userUrl: b64encode(fields.userUrl),
-          browser: b64encode(fields.browser),
-          os: b64encode(fields.os),
-          userInput: b64encode(fields.userInput),
-          alreadyCame: alreadyCame,
-          contextType: b64encode("Web"),
-          qualificationMode: false,
-          doNotRegisterInteraction: fields.doNotRegisterInteraction === "true",
-          useServerCookieForContext: false,
-          disableLanguageDetection: true,
-          timestamp: Date.now(),
-          extraParameters: {},
-        };
-        if (fields.extraParameters) {
-          var extra = JSON.parse(fields.extraParameters);
-          Object.keys(extra).forEach(function (key) {
-            parameters.extraParameters[key] = b64encode(extra[key]);
-          });
+        if (!ws || ws.readyState !== 1) {
+          reject(new ApiError("websocket not open"));
+          return;
         }
         var entry = { resolve: resolve, reject: reject };
         waiting.push(entry);
@@ -456,16 +589,31 @@
             reject(new ApiError("websocket talk timed out"));
           }
         }, TIMEOUT.talk);
-        ws.send(JSON.stringify({ type: "talk", parameters: parameters }));
+        ws.send(JSON.stringify({ type: "talk", parameters: talkParameters(fields, context) }));
       });
+    }
+
+    // A message to the operator: the server answers nothing (what follows comes as pushes).
+    function post(fields) {
+      if (!ws || ws.readyState !== 1) return false;
+      try {
+        ws.send(JSON.stringify({ type: "talk", parameters: talkParameters(fields) }));
+        return true;
+      } catch (e) {
+        return false;
+      }
     }
 
     return {
       connect: connect,
+      open: open,
+      close: close,
       ready: function () {
         return !!ws && ws.readyState === 1;
       },
       talk: talkOverSocket,
+      post: post,
+      frame: frame,
     };
   })();
 
@@ -603,6 +751,17 @@
     up: '<path d="M7 10v10H4V10zM7 10l4-7c1.5 0 2.5 1 2.2 2.6L12.6 9H19a2 2 0 0 1 2 2.3l-1.2 7A2 2 0 0 1 17.8 20H7"/>',
     down: '<path d="M7 14V4H4v10zM7 14l4 7c1.5 0 2.5-1 2.2-2.6L12.6 15H19a2 2 0 0 0 2-2.3l-1.2-7A2 2 0 0 0 17.8 4H7"/>',
     alert: '<circle cx="12" cy="12" r="9"/><path d="M12 7.5v5.5M12 16.3v.2"/>',
+    check: '<circle cx="12" cy="12" r="9"/><path d="M8.5 12.3l2.4 2.4 4.6-4.9"/>',
+    power: '<path d="M12 3.5v7.5"/><path d="M6.7 6.8a7.5 7.5 0 1 0 10.6 0"/>',
+    info: '<circle cx="12" cy="12" r="9"/><path d="M12 11v5.3M12 7.8v.2"/>',
+    clock: '<circle cx="12" cy="12" r="9"/><path d="M12 7.5V12l3 2"/>',
+    transfer: '<path d="M4 8.5h14l-3.5-3.5M20 15.5H6l3.5 3.5"/>',
+    hourglass:
+      '<path d="M6.5 3.5h11M6.5 20.5h11"/><path d="M8 3.5v3a4 4 0 0 0 1.5 3.1L12 12l2.5-2.4A4 4 0 0 0 16 6.5v-3"/>' +
+      '<path d="M8 20.5v-3a4 4 0 0 1 1.5-3.1L12 12l2.5 2.4a4 4 0 0 1 1.5 3.1v3"/>',
+    headset:
+      '<path d="M4.5 14v-2a7.5 7.5 0 0 1 15 0v2"/><rect x="3.5" y="13" width="4" height="6" rx="1.6"/>' +
+      '<rect x="16.5" y="13" width="4" height="6" rx="1.6"/><path d="M18.5 19c0 1.4-2 2.3-5 2.3"/>',
   };
 
   function icon(name) {
@@ -619,10 +778,513 @@
     return h("span", { class: "dcb-sr", text: text });
   }
 
+  // ---------------------------------------------------------------- live chat (client-contract.md §4)
+
+  var LC = {
+    SUCCEED: "DMLiveChatConnectionSucceed",
+    WAITING: "NAWaitingForOperator",
+    LEAVE: "DMLiveChatLeaveQueue",
+    VISITOR_MESSAGE: "LCVisitorMessage",
+    WRITING: "OperatorWritingStatus",
+    ADDED: "DialogAddedOperatorPanel",
+    START_POLLING: "StartPolling",
+    START_QUEUE: "StartWaitingQueue",
+    LEAVE_ACTION: "LeaveWaitingQueue",
+    END_POLLING: "EndPolling",
+    LEAVE_QUEUE_INPUT: "#livechatleavequeue#",
+  };
+  var END_TYPES = ["NAAutoCloseDialog", "NAAutoCloseDialogBecauseUserLeft", "OPLiveChatEndByOperator"];
+
+  // §4.1: what starts live chat, what leaves the queue, what ends it.
+  function livechatStarts(values) {
+    var action = values.specialAction;
+    return (
+      action === LC.START_POLLING || action === LC.START_QUEUE || (values.typeResponse === LC.SUCCEED && action !== LC.START_QUEUE)
+    );
+  }
+
+  function leavesQueue(values) {
+    return values.typeResponse === LC.LEAVE || values.specialAction === LC.LEAVE_ACTION;
+  }
+
+  function livechatEnds(values) {
+    return END_TYPES.indexOf(values.typeResponse) >= 0 || values.specialAction === LC.END_POLLING;
+  }
+
+  function number(value) {
+    var n = Number(value);
+    return isFinite(n) && n > 0 ? n : 0;
+  }
+
+  // The history's live-chat moments (client-contract.md §2.2 (9)): where live chat started or ended.
+  var HISTORY_MODES = { DMLiveChatConnectionSucceed: "live", DMLiveChatConnectionInQueue: "queued", NAWaitingForOperator: "queued" };
+
+  function historyNotice(interaction) {
+    var type = interaction.type || interaction.typeResponse || "";
+    return !!HISTORY_MODES[type] || type === LC.LEAVE || END_TYPES.indexOf(type) >= 0;
+  }
+
+  var livechat = (function () {
+    var s = blank();
+    var generation = 0; // bumped whenever live chat starts or stops: late answers of older rounds are dropped
+    var floor = 0; // events up to this time are shown already (history, or before live chat started)
+    var seen = {}; // times of the events shown since
+    var pollTimer = null;
+    var watchTimer = null;
+    var failures = 0;
+    var lastUntimed = ""; // an event without its time (never sent by this server) is shown once
+    var unread = 0;
+    var readPending = false;
+    var typing = { sent: "", at: 0, timer: null };
+
+    function blank() {
+      // lastPoll: the newest event shown; polled: up to where the poll confirmed that nothing is missing.
+      return { mode: "off", transport: "", lastPoll: 0, polled: 0, operator: "", position: 0, wait: 0, leaving: false };
+    }
+
+    function save() {
+      if (s.mode === "off") {
+        store.remove(KEYS.livechat);
+        return;
+      }
+      store.set(
+        KEYS.livechat,
+        JSON.stringify({
+          contextId: state.contextId,
+          mode: s.mode,
+          transport: s.transport,
+          lastPoll: s.lastPoll,
+          operator: s.operator,
+          queuePosition: s.position,
+          estimatedWaitingDuration: s.wait,
+        })
+      );
+    }
+
+    // What this browser knew of the dialog's live chat before the reload (none for another dialog).
+    function stored() {
+      var saved = store.json(KEYS.livechat);
+      if (!saved || !state.contextId || saved.contextId !== state.contextId) return null;
+      if (saved.mode !== "live" && saved.mode !== "queued") return null;
+      return saved;
+    }
+
+    function render() {
+      ui.renderLivechat();
+    }
+
+    function setMode(mode) {
+      s.mode = mode;
+      if (mode !== "queued") s.leaving = false;
+      save();
+      render();
+    }
+
+    // An answer handed the dialog over: its text is a notice (§4.1), then the transport opens.
+    function start(values, into) {
+      var queued = values.specialAction === LC.START_QUEUE;
+      if (s.mode !== "off") {
+        // Already in live chat (the server told this chatbox again): only a change of state is news.
+        if (queued) {
+          queueNews(values);
+        } else if (s.mode === "queued") {
+          if (values.fromDetail) s.operator = values.fromDetail;
+          addNotice(values.text, values.typeResponse, { into: into });
+          setMode("live");
+        }
+        return;
+      }
+      generation++;
+      seen = {};
+      s = blank();
+      s.lastPoll = s.polled = floor = number(values.serverTime) || number(values.pollUpdatedInteractionDate);
+      s.operator = values.fromDetail || "";
+      addNotice(values.text, values.typeResponse, { into: into });
+      if (queued) {
+        s.position = number(values.queuePosition);
+        s.wait = number(values.estimatedWaitingDuration);
+      }
+      setMode(queued ? "queued" : "live");
+      connect();
+    }
+
+    // After a reload: the history is shown; live chat goes on from where the history and the browser left it.
+    function resume(interactions) {
+      var saved = stored();
+      var historyMode = "off";
+      var historyAt = 0;
+      var lastShown = 0;
+      var operator = "";
+      (interactions || []).forEach(function (interaction) {
+        var type = interaction.type || "";
+        var at = number(interaction.pollUpdatedInteractionDate) || number(interaction.timestamp);
+        if (interaction.human === true || historyNotice(interaction)) lastShown = Math.max(lastShown, at);
+        if (interaction.human === true && interaction.fromDetail) operator = interaction.fromDetail;
+        if (historyNotice(interaction)) {
+          historyMode = HISTORY_MODES[type] || "off";
+          historyAt = at;
+        }
+      });
+      var mode = historyMode;
+      // The browser's state is newer than the history's last live-chat moment (e.g. sent back to the queue).
+      if (saved && number(saved.lastPoll) >= historyAt) mode = saved.mode;
+      if (mode === "off") {
+        store.remove(KEYS.livechat);
+        return;
+      }
+      generation++;
+      seen = {};
+      s = blank();
+      s.lastPoll = s.polled = floor = Math.max(number(saved && saved.lastPoll), lastShown);
+      s.operator = operator || (saved && saved.operator) || "";
+      if (saved) {
+        s.position = number(saved.queuePosition);
+        s.wait = number(saved.estimatedWaitingDuration);
+      }
+      setMode(mode);
+      connect();
+    }
+
+    function stop() {
+      generation++;
+      clearTimeout(pollTimer);
+      clearTimeout(watchTimer);
+      clearTimeout(typing.timer);
+      typing = { sent: "", at: 0, timer: null };
+      showOperatorTyping(false);
+      s = blank();
+      readPending = false;
+      store.remove(KEYS.livechat);
+      if (!config.websocket) socket.close(); // CV5 closes the tunnel at the end of live chat
+      render();
+    }
+
+    // ------------------------------------------------------------ transports
+
+    function connect() {
+      var mine = generation;
+      s.transport = "";
+      socket.open(LIVECHAT.socketOpenMs).then(
+        function () {
+          if (mine !== generation || s.mode === "off") return;
+          s.transport = "websocket";
+          save();
+          render();
+          // Any frame naming the dialog puts the socket in the dialog's group; its answer means "joined".
+          if (!socket.frame("checkContextAvailability", {})) startPolling();
+        },
+        function () {
+          if (mine === generation && s.mode !== "off") startPolling();
+        }
+      );
+    }
+
+    // The socket follows the dialog now: what was pushed before it joined is fetched once over REST.
+    function joined(values) {
+      if (s.mode === "off" || s.transport !== "websocket") return;
+      if (values && values.isContextStillAvailable === false) {
+        stop();
+        return;
+      }
+      drain().then(watch);
+    }
+
+    // A push the channel layer failed to deliver is still stored: while on the socket, a slow poll makes
+    // sure nothing is missed (what the socket showed already is not shown twice).
+    function watch() {
+      clearTimeout(watchTimer);
+      var mine = generation;
+      watchTimer = setTimeout(function () {
+        if (mine !== generation || s.transport !== "websocket") return;
+        drain().then(watch);
+      }, LIVECHAT.safetyPollMs);
+    }
+
+    function socketClosed() {
+      if (s.mode !== "off" && s.transport === "websocket") startPolling();
+    }
+
+    function poll(cursor) {
+      return call(
+        "POST",
+        "chat/poll/last/" + encodeURIComponent(config.bot),
+        {
+          contextUuid: state.contextId,
+          lastPoll: String(cursor),
+          solutionUsed: "LIVECHAT",
+          format: "JSon",
+          language: state.locale,
+          space: state.space,
+        },
+        TIMEOUT.other
+      ).then(function (result) {
+        var empty = !result || typeof result !== "object" || !Object.keys(result).length;
+        return empty ? null : result;
+      });
+    }
+
+    // Every event after lastPoll, one poll each, until there is none (with its own cursor, so that pushes
+    // arriving meanwhile neither hide nor repeat any).
+    function drain() {
+      var mine = generation;
+      var cursor = s.polled;
+      var rounds = 0;
+      function next() {
+        return poll(cursor).then(function (event) {
+          if (mine !== generation || !event) return;
+          var at = number(event.pollUpdatedInteractionDate);
+          event_(event);
+          if (!at || at <= cursor || ++rounds >= 100) return;
+          cursor = at;
+          if (cursor > s.polled) s.polled = cursor;
+          return next();
+        });
+      }
+      return next().catch(function () {
+        /* the regular transport carries on */
+      });
+    }
+
+    function startPolling() {
+      if (s.mode === "off") return;
+      s.transport = "polling";
+      save();
+      render();
+      schedule(0);
+    }
+
+    function schedule(delay) {
+      clearTimeout(pollTimer);
+      var mine = generation;
+      pollTimer = setTimeout(function () {
+        if (mine !== generation || s.transport !== "polling") return;
+        poll(s.polled).then(
+          function (event) {
+            if (mine !== generation) return;
+            if (failures) ui.setStatus("online");
+            failures = 0;
+            var at = event ? number(event.pollUpdatedInteractionDate) : 0;
+            var news = at > s.polled;
+            if (news) s.polled = at;
+            if (event) event_(event);
+            // One event per poll: with news, ask again at once for the next one.
+            if (mine === generation && s.transport === "polling") schedule(news ? 100 : LIVECHAT.pollMs);
+          },
+          function (error) {
+            if (mine !== generation) return;
+            if (error && error.status === 404) {
+              stop(); // the dialog is gone: so is its live chat
+              return;
+            }
+            failures++;
+            if (failures > 1) ui.setStatus("offline");
+            schedule(Math.min(LIVECHAT.pollMs * Math.pow(2, failures - 1), 30000));
+          }
+        );
+      }, delay);
+    }
+
+    // ------------------------------------------------------------ what the server sends
+
+    // One pushed or polled event (operator message or notification), classified like CV5 (§4.2, §4.3).
+    function event_(values) {
+      if (s.mode === "off") return;
+      var at = number(values.pollUpdatedInteractionDate);
+      if (at) {
+        if (at <= floor || seen[at]) return;
+        seen[at] = true;
+        if (at > s.lastPoll) s.lastPoll = at;
+      } else {
+        var signature = JSON.stringify(values);
+        if (signature === lastUntimed) return;
+        lastUntimed = signature;
+      }
+      var code = values.code || "";
+      if (leavesQueue(values) || livechatEnds(values)) {
+        addNotice(values.text, values.typeResponse || code);
+        stop();
+        return;
+      }
+      if (code === LC.WRITING) {
+        if (values.fromDetail) s.operator = values.fromDetail;
+        showOperatorTyping(!!values.text && s.mode === "live");
+      } else if (code === LC.ADDED) {
+        if (values.fromDetail) s.operator = values.fromDetail;
+        addNotice(values.text, code);
+        setMode("live");
+      } else if (code === LC.WAITING || values.specialAction === LC.START_QUEUE) {
+        showOperatorTyping(false);
+        queueNews(values);
+      } else if (code) {
+        if (values.fromDetail) s.operator = values.fromDetail; // connected, transferred: who is there now
+        if (code !== "OperatorConnected") showOperatorTyping(false);
+        addNotice(values.text, code);
+      } else if (values.text) {
+        showOperatorTyping(false);
+        if (values.human === true || values.fromDetail) {
+          if (values.fromDetail) s.operator = values.fromDetail;
+          addOperatorBubble(values);
+          if (s.mode === "queued") s.mode = "live";
+          arrived();
+        } else {
+          addAnswer(values);
+        }
+      }
+      save();
+      render();
+    }
+
+    function queueNews(values) {
+      s.position = number(values.queuePosition) || s.position;
+      if (values.estimatedWaitingDuration !== undefined) s.wait = number(values.estimatedWaitingDuration);
+      setMode("queued");
+    }
+
+    // An answer to a talk made during live chat (REST, or a socket answer nobody waited for).
+    function answered(values, into) {
+      if (!values || typeof values !== "object") return;
+      if (s.mode === "off") {
+        // Nobody waited for it: only a late start of live chat matters.
+        if (livechatStarts(values) && !leavesQueue(values)) start(values, into);
+        return;
+      }
+      if (values.typeResponse === LC.VISITOR_MESSAGE) return; // passed to the operator: nothing to show
+      if (leavesQueue(values) || livechatEnds(values)) {
+        addNotice(values.text, values.typeResponse || values.specialAction);
+        stop();
+        return;
+      }
+      if (livechatStarts(values)) {
+        start(values, into);
+        return;
+      }
+      if (!values.text) return;
+      // The bot answered: the server holds no live chat for this dialog any more. Whatever ended it comes
+      // first, then live chat stops here too.
+      var mine = generation;
+      drain().then(function () {
+        if (mine === generation && s.mode !== "off") stop();
+        addAnswer(values);
+      });
+    }
+
+    // ------------------------------------------------------------ what the visitor does
+
+    // A message to the operator: over the socket (no answer comes back) or a REST talk in polling mode.
+    function send(text) {
+      var fields = talkFields(text, {});
+      if (s.transport === "websocket" && socket.post(fields)) return Promise.resolve(null);
+      fields.mode = POLLING;
+      return restTalk(fields, state.contextId);
+    }
+
+    function leaveQueue() {
+      if (s.mode !== "queued" || s.leaving) return;
+      s.leaving = true;
+      render();
+      var mine = generation;
+      var fields = talkFields(LC.LEAVE_QUEUE_INPUT, {});
+      var over = s.transport === "websocket" && socket.ready() ? socket.talk(fields, state.contextId) : Promise.reject(null);
+      over
+        .catch(function () {
+          fields.mode = POLLING;
+          return restTalk(fields, state.contextId);
+        })
+        .then(
+          function (values) {
+            if (mine === generation) answered(values, null);
+          },
+          function () {
+            if (mine !== generation) return;
+            s.leaving = false;
+            render();
+            ui.showAlert(t("leaveFailed"));
+          }
+        );
+    }
+
+    // The visitor's typing, at most once a second; an empty box says they stopped (§2.2 (16), §4.2).
+    function visitorTyping() {
+      if (s.mode !== "live") return;
+      clearTimeout(typing.timer);
+      var text = ui.els.input.value.trim() ? ui.els.input.value : "";
+      var wait = text ? Math.max(0, LIVECHAT.typingMs - (Date.now() - typing.at)) : 0;
+      typing.timer = setTimeout(function () {
+        var current = ui.els.input.value.trim() ? ui.els.input.value : "";
+        if (current === typing.sent || s.mode !== "live") return;
+        typing.sent = current;
+        typing.at = Date.now();
+        sendTyping(!!current, current);
+      }, wait);
+    }
+
+    function sendTyping(on, text) {
+      if (s.transport === "websocket" && socket.frame("typing", { typing: on, content: b64encode(text) })) return;
+      call("POST", "chat/typing/" + encodeURIComponent(config.bot), {
+        contextId: state.contextId,
+        typing: String(on),
+        content: b64encode(text),
+      }).catch(function () {
+        /* the operator misses a typing hint, nothing more */
+      });
+    }
+
+    // Operator messages count as read when shown in an open panel of a visible page.
+    function arrived() {
+      readPending = true;
+      if (!ui.isOpen()) ui.setUnread(++unread);
+      seen_();
+    }
+
+    function seen_() {
+      if (ui.isOpen()) unread = 0;
+      if (!readPending || s.mode === "off" || !ui.isOpen() || document.visibilityState === "hidden") return;
+      readPending = false;
+      if (s.transport === "websocket" && socket.frame("reading", { reading: true, content: "" })) return;
+      call("POST", "chat/reading/" + encodeURIComponent(config.bot), { contextId: state.contextId, reading: "true" }).catch(
+        function () {
+          /* see sendTyping */
+        }
+      );
+    }
+
+    document.addEventListener("visibilitychange", seen_);
+
+    return {
+      mode: function () {
+        return s.mode;
+      },
+      transport: function () {
+        return s.mode === "off" ? "" : s.transport;
+      },
+      operator: function () {
+        return s.operator;
+      },
+      queue: function () {
+        return { position: s.position, wait: s.wait, leaving: s.leaving };
+      },
+      pending: function () {
+        return !!stored();
+      },
+      starts: livechatStarts,
+      start: start,
+      resume: resume,
+      stop: stop,
+      event: event_,
+      answered: answered,
+      joined: joined,
+      socketClosed: socketClosed,
+      send: send,
+      leaveQueue: leaveQueue,
+      visitorTyping: visitorTyping,
+      seen: seen_,
+    };
+  })();
+
   // ---------------------------------------------------------------- the widget
 
   var ui = (function () {
-    var host = h("div", { id: "dydu-chatbox", "data-bot": config.bot });
+    var host = h("div", { id: "dydu-chatbox", "data-bot": config.bot, "data-livechat": "off" });
     var root = host.attachShadow ? host.attachShadow({ mode: "open" }) : host;
     var shell = h("div", { class: "dcb", style: "visibility:hidden" });
     if (config.accent) shell.style.setProperty("--dcb-accent", config.accent);
@@ -639,6 +1301,7 @@
       icon("chat"),
       icon("close"),
       (els.launcherLabel = srOnly("")),
+      (els.badge = h("span", { class: "dcb-badge", hidden: true })),
     ]);
     els.avatar = h("span", { class: "dcb-avatar", "aria-hidden": "true", text: botName.charAt(0).toUpperCase() });
     els.status = h("span", { class: "dcb-status", "data-state": "connecting" });
@@ -655,6 +1318,15 @@
     ]);
     els.log = h("div", { class: "dcb-log", role: "log", "aria-live": "polite", "aria-relevant": "additions", tabindex: "0" });
     els.alert = h("div", { class: "dcb-alert", role: "alert", hidden: true });
+    // Live chat's waiting queue: the visitor's place, the estimated wait and a way out.
+    els.queueTitle = h("p", { class: "dcb-queue-title" });
+    els.queueWait = h("p", { class: "dcb-queue-wait" });
+    els.leave = h("button", { type: "button", class: "dcb-queue-leave", "data-testid": "leave-queue" });
+    els.queue = h("div", { class: "dcb-queue", role: "status", "data-testid": "queue-banner", hidden: true }, [
+      h("span", { class: "dcb-queue-icon" }, [icon("hourglass")]),
+      h("div", { class: "dcb-queue-text" }, [els.queueTitle, els.queueWait]),
+      els.leave,
+    ]);
     els.input = h("textarea", { id: "dcb-input", class: "dcb-input", rows: "1", maxlength: "600", autocomplete: "off" });
     els.inputLabel = h("label", { for: "dcb-input", class: "dcb-sr" });
     els.send = h("button", { type: "submit", class: "dcb-send", disabled: true }, [icon("send"), (els.sendLabel = srOnly(""))]);
@@ -663,6 +1335,7 @@
       els.header,
       els.log,
       els.alert,
+      els.queue,
       els.form,
     ]);
     shell.appendChild(els.panel);
@@ -680,19 +1353,72 @@
       els.langGroup.setAttribute("aria-label", t("language"));
       els.log.setAttribute("aria-label", t("messages"));
       els.inputLabel.textContent = t("inputLabel");
-      els.input.setAttribute("placeholder", t("placeholder"));
       els.sendLabel.textContent = t("send");
       els.send.setAttribute("title", t("send"));
-      els.status.textContent = t(els.status.getAttribute("data-state"));
+      els.leave.textContent = t("leaveQueue");
       shell.setAttribute("lang", state.locale);
       Array.prototype.forEach.call(els.langGroup.children, function (button) {
         button.setAttribute("aria-pressed", String(button.value === state.locale));
       });
+      renderLivechat();
     }
 
+    var connection = "connecting";
+
     function setStatus(name) {
+      connection = name;
+      renderStatus();
+    }
+
+    // While live, the header says with whom; the connection state wins when it is lost.
+    function renderStatus() {
+      var mode = livechat.mode();
+      var name = connection;
+      var text = t(connection);
+      if (connection !== "offline" && mode === "live") {
+        name = "live";
+        text = t("liveWith", { name: livechat.operator() || t("anAdvisor") });
+      } else if (connection !== "offline" && mode === "queued") {
+        name = "queued";
+        text = t("queuedStatus");
+      }
       els.status.setAttribute("data-state", name);
-      els.status.textContent = t(name);
+      els.status.textContent = text;
+    }
+
+    // Everything live chat changes in the frame around the log: hooks, header, placeholder, queue banner.
+    function renderLivechat() {
+      var mode = livechat.mode();
+      var transport = livechat.transport();
+      host.setAttribute("data-livechat", mode);
+      if (mode !== "off" && transport) host.setAttribute("data-transport", transport);
+      else host.removeAttribute("data-transport");
+      shell.classList.toggle("dcb-lc-live", mode === "live");
+      shell.classList.toggle("dcb-lc-queued", mode === "queued");
+      var operator = livechat.operator();
+      els.avatar.textContent = (mode === "live" && operator ? operator : botName).charAt(0).toUpperCase();
+      var placeholder = t("placeholder");
+      if (mode === "live") placeholder = t("livePlaceholder", { name: operator || t("anAdvisor") });
+      else if (mode === "queued") placeholder = t("queuedPlaceholder");
+      els.input.setAttribute("placeholder", placeholder);
+      // Another language is another dialog: not while a human holds this one.
+      Array.prototype.forEach.call(els.langGroup.children, function (button) {
+        button.disabled = mode !== "off";
+      });
+      var queue = livechat.queue();
+      els.queue.hidden = mode !== "queued";
+      els.queueTitle.textContent = queue.position > 0 ? t("queueTitle", { position: queue.position }) : t("queueTitleUnknown");
+      // Minutes rounded like the server's own queue sentence (at least one).
+      els.queueWait.textContent = t("queueWait", { minutes: Math.max(1, Math.round((queue.wait || 0) / 60)) });
+      els.queueWait.hidden = !(queue.wait > 0);
+      els.leave.disabled = queue.leaving;
+      renderStatus();
+    }
+
+    function setUnread(count) {
+      els.badge.hidden = !count;
+      els.badge.textContent = count ? String(count) : "";
+      els.badge.setAttribute("aria-label", t("unread", { count: count }));
     }
 
     function open() {
@@ -701,7 +1427,9 @@
       shell.classList.add("dcb-is-open");
       els.launcher.setAttribute("aria-expanded", "true");
       store.set(KEYS.open, "1");
+      setUnread(0);
       startConversation();
+      livechat.seen();
       setTimeout(function () {
         els.input.focus({ preventScroll: true });
       }, 30);
@@ -762,7 +1490,13 @@
     els.panel.addEventListener("keydown", function (event) {
       if (event.key === "Escape") close();
     });
-    els.input.addEventListener("input", autosize);
+    els.input.addEventListener("input", function () {
+      autosize();
+      livechat.visitorTyping();
+    });
+    els.leave.addEventListener("click", function () {
+      livechat.leaveQueue();
+    });
     els.input.addEventListener("keydown", function (event) {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -776,6 +1510,7 @@
       if (!text) return;
       els.input.value = "";
       autosize();
+      livechat.visitorTyping();
       ask(text);
     }
     // Links written href="#" (rewordings) must never move the page, even if their handler failed.
@@ -783,6 +1518,16 @@
       var link = event.target.closest ? event.target.closest("a") : null;
       if (link && link.getAttribute("href") === "#") event.preventDefault();
     });
+
+    // When something takes room under the log (the queue banner, a taller input), its end stays in sight.
+    if (window.ResizeObserver) {
+      var logHeight = 0;
+      new ResizeObserver(function () {
+        var height = els.log.clientHeight;
+        if (height && height < logHeight) scrollDown();
+        logHeight = height;
+      }).observe(els.log);
+    }
 
     label();
     if (document.body) document.body.appendChild(host);
@@ -797,6 +1542,11 @@
       close: close,
       label: label,
       setStatus: setStatus,
+      renderLivechat: renderLivechat,
+      setUnread: setUnread,
+      isOpen: function () {
+        return !els.panel.hidden;
+      },
       scrollDown: scrollDown,
       showAlert: showAlert,
       hideAlert: hideAlert,
@@ -807,11 +1557,119 @@
 
   function addUserBubble(text) {
     var row = h("div", { class: "dcb-row dcb-row-user" }, [
-      h("div", { class: "dcb-bubble dcb-bubble-user" }, [srOnly(t("you") + colon()), h("span", { class: "dcb-text", text: text })]),
+      h("div", { class: "dcb-bubble dcb-bubble-user", "data-from": "user" }, [
+        srOnly(t("you") + colon()),
+        h("span", { class: "dcb-text", text: text }),
+      ]),
     ]);
     ui.els.log.appendChild(row);
+    keepTypingLast();
     ui.scrollDown();
     return row;
+  }
+
+  function initial(name) {
+    return String(name || "?").trim().charAt(0).toUpperCase() || "?";
+  }
+
+  // An operator's message: the name above, another avatar and colour than the bot's (client-contract.md §4).
+  function addOperatorBubble(values, options) {
+    options = options || {};
+    var name = values.fromDetail || livechat.operator() || t("advisor");
+    var row = h("div", {
+      class: "dcb-row dcb-row-operator",
+      "data-type": values.typeResponse || values.type || null,
+      "data-operator": name,
+    });
+    var stack = h("div", { class: "dcb-stack" }, [
+      h("p", { class: "dcb-author", "aria-hidden": "true" }, [
+        h("span", { class: "dcb-author-name", text: name }),
+        h("span", { class: "dcb-author-role", text: t("advisor") }),
+      ]),
+    ]);
+    answerParts(decodeEntitiesOnce(values.text || "")).forEach(function (part, index) {
+      var bubble = h("div", { class: "dcb-bubble dcb-bubble-operator", "data-from": "operator" }, [
+        index === 0 ? srOnly(name + " (" + t("advisor").toLowerCase() + ")" + colon()) : null,
+      ]);
+      bubble.appendChild(sanitize(part));
+      stack.appendChild(bubble);
+    });
+    row.appendChild(h("span", { class: "dcb-avatar dcb-avatar-small dcb-avatar-operator", "aria-hidden": "true", text: initial(name) }));
+    row.appendChild(stack);
+    (options.into || ui.els.log).appendChild(row);
+    keepTypingLast();
+    ui.scrollDown();
+    return row;
+  }
+
+  // Live chat's notices (started, queued, transferred, ended…): centred and discreet, not bubbles.
+  var NOTICE_ICONS = {
+    DMLiveChatConnectionSucceed: "check",
+    DialogAddedOperatorPanel: "check",
+    OperatorConnected: "check",
+    DMLiveChatConnectionInQueue: "hourglass",
+    NAWaitingForOperator: "hourglass",
+    DialogTransferredManually: "transfer",
+    DialogTransferredAutomatically: "transfer",
+    AlmostTimedOut: "clock",
+    OperatorDisconnected: "alert",
+    OperatorBusy: "clock",
+  };
+
+  function addNotice(html, code, options) {
+    options = options || {};
+    if (!answerParts(html || "").length) return null;
+    var end = livechatEnds({ typeResponse: code }) || code === LC.LEAVE || code === LC.LEAVE_ACTION || code === LC.END_POLLING;
+    var name = NOTICE_ICONS[code] || (end ? "power" : "info");
+    var text = h("div", { class: "dcb-notice-text" }, [sanitize(decodeEntitiesOnce(html))]);
+    var notice = h(
+      "div",
+      {
+        class: "dcb-notice" + (end ? " dcb-notice-end" : name === "check" ? " dcb-notice-start" : ""),
+        "data-testid": "livechat-notice",
+        "data-code": code || null,
+      },
+      [icon(name), text]
+    );
+    (options.into || ui.els.log).appendChild(notice);
+    keepTypingLast();
+    ui.scrollDown();
+    return notice;
+  }
+
+  // The operator's "… is typing" dots, kept at the end of the log while shown.
+  var operatorTyping = null;
+  var operatorTypingTimer = null;
+
+  function showOperatorTyping(on) {
+    clearTimeout(operatorTypingTimer);
+    if (!on) {
+      if (operatorTyping && operatorTyping.parentNode) operatorTyping.parentNode.removeChild(operatorTyping);
+      operatorTyping = null;
+      return;
+    }
+    var name = livechat.operator();
+    var label = name ? t("operatorTyping", { name: name }) : t("operatorTypingAnonymous");
+    if (!operatorTyping) {
+      operatorTyping = h("div", { class: "dcb-row dcb-row-operator dcb-typing dcb-operator-typing", "data-testid": "operator-typing" });
+    }
+    operatorTyping.innerHTML = "";
+    operatorTyping.appendChild(h("span", { class: "dcb-avatar dcb-avatar-small dcb-avatar-operator", "aria-hidden": "true", text: initial(name || t("advisor")) }));
+    operatorTyping.appendChild(
+      h("div", { class: "dcb-stack" }, [
+        h("div", { class: "dcb-bubble dcb-bubble-operator", "aria-hidden": "true" }, [h("i"), h("i"), h("i")]),
+        h("span", { class: "dcb-typing-label", text: label }),
+      ])
+    );
+    ui.els.log.appendChild(operatorTyping);
+    ui.scrollDown();
+    operatorTypingTimer = setTimeout(function () {
+      showOperatorTyping(false);
+    }, LIVECHAT.typingExpiresMs);
+  }
+
+  function keepTypingLast() {
+    if (operatorTyping && operatorTyping.parentNode && operatorTyping.nextSibling) ui.els.log.appendChild(operatorTyping);
   }
 
   function addAnswer(values, options) {
@@ -824,7 +1682,7 @@
     });
     var stack = h("div", { class: "dcb-stack" });
     parts.forEach(function (part, index) {
-      var bubble = h("div", { class: "dcb-bubble dcb-bubble-bot" }, [index === 0 ? srOnly(botName + colon()) : null]);
+      var bubble = h("div", { class: "dcb-bubble dcb-bubble-bot", "data-from": "bot" }, [index === 0 ? srOnly(botName + colon()) : null]);
       bubble.appendChild(sanitize(part));
       stack.appendChild(bubble);
     });
@@ -839,6 +1697,7 @@
       stack.appendChild(feedbackWidget(values.feedbackWording || {}));
     }
     (options.into || ui.els.log).appendChild(row);
+    keepTypingLast();
     ui.scrollDown();
     if (!options.history && values.urlRedirect && isValidUrl(values.urlRedirect)) {
       window.open(values.urlRedirect, "_self");
@@ -991,18 +1850,20 @@
   }
 
   // Each question gets a slot right after it, so answers stay under their question even when the
-  // user asks again before the bot has answered.
+  // user asks again before the bot has answered. In live chat the text goes to the operator instead.
   function send(text, options) {
     if (options.showQuestion) addUserBubble(options.shownText || text);
     var slot = options.slot || ui.els.log.appendChild(h("div", { class: "dcb-slot" }));
+    keepTypingLast();
     state.talks = state.talks.then(function () {
       return (state.starting || Promise.resolve()).then(function () {
+        if (livechat.mode() !== "off") return sendToOperator(text, options, slot);
         var done = showTyping(slot);
         return talk(text, { extra: options.extra, doNotRegisterInteraction: options.doNotRegisterInteraction })
           .then(function (values) {
             done();
             ui.setStatus("online");
-            addAnswer(values || {}, { into: slot });
+            showAnswer(values || {}, slot);
           })
           .catch(function () {
             done();
@@ -1014,6 +1875,27 @@
       });
     });
     return state.talks;
+  }
+
+  // A bot answer, or the start of live chat (its text is then a notice, client-contract.md §4.1).
+  function showAnswer(values, slot) {
+    if (livechat.starts(values) || livechat.mode() !== "off") livechat.answered(values, slot);
+    else addAnswer(values, { into: slot });
+  }
+
+  function sendToOperator(text, options, slot) {
+    return livechat.send(text).then(
+      function (values) {
+        ui.setStatus("online");
+        if (values) livechat.answered(values, slot);
+      },
+      function () {
+        ui.setStatus("offline");
+        failedMessage(slot, function () {
+          send(text, Object.assign({}, options, { showQuestion: false, slot: slot }));
+        });
+      }
+    );
   }
 
   function failedMessage(slot, retry) {
@@ -1110,6 +1992,7 @@
           lang: code,
           text: code.toUpperCase(),
           "aria-pressed": String(code === state.locale),
+          disabled: livechat.mode() !== "off",
           onclick: function () {
             if (code !== state.locale) newConversation(code);
           },
@@ -1184,14 +2067,21 @@
     log.setAttribute("aria-busy", "true"); // one announcement for the restored conversation, not one per bubble
     interactions.forEach(function (interaction, index) {
       var user = interaction.user || "";
-      if (user && !interaction.hideRequest && user.indexOf("_pushcondition_") < 0) addUserBubble(user);
-      if (interaction.text) {
-        var values = Object.assign({}, interaction, { typeResponse: interaction.type });
+      var hidden = interaction.hideRequest || user.indexOf("_pushcondition_") >= 0 || user === LC.LEAVE_QUEUE_INPUT;
+      if (user && !hidden) addUserBubble(user);
+      if (!interaction.text) return;
+      var values = Object.assign({}, interaction, { typeResponse: interaction.type });
+      if (interaction.human === true) {
+        addOperatorBubble(values);
+      } else if (historyNotice(interaction)) {
+        addNotice(interaction.text, interaction.type);
+      } else {
         if (index !== rateable) values.askFeedback = false;
         addAnswer(values, { history: true });
       }
     });
     log.removeAttribute("aria-busy");
+    return interactions;
   }
 
   // Startup in CV5's order (client-contract.md §2.3): availablecontext, bots/language, topknowledge,
@@ -1224,9 +2114,10 @@
       .then(history)
       .then(replay)
       .then(
-        function () {
+        function (interactions) {
           state.started = true;
           state.starting = null;
+          livechat.resume(interactions);
           ui.scrollDown();
           if (typeof window.dyduChatboxReady === "function") window.dyduChatboxReady();
         },
@@ -1243,6 +2134,7 @@
   // A new dialog: #reset# names the old context so the server archives it; its answer is the welcome.
   function newConversation(locale) {
     var previous = state.contextId;
+    livechat.stop(); // the server lets the old dialog's live chat go when it gets #reset#
     if (locale !== state.locale) setLocale(locale);
     state.started = false;
     forgetContext();
@@ -1317,4 +2209,6 @@
   // Opened by default only where the panel does not cover the whole page.
   var roomy = !window.matchMedia || window.matchMedia("(min-width: 521px)").matches;
   if ((config.open && roomy) || store.get(KEYS.open)) ui.open();
+  // A live chat in progress goes on behind a closed panel (its launcher counts the operator's messages).
+  else if (config.bot && livechat.pending()) startConversation();
 })();
