@@ -54,13 +54,17 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
             frame = json.loads(text_data)
             if not isinstance(frame, dict):
                 raise ValueError("a frame is a JSON object")
-        except ValueError:
+        except (ValueError, RecursionError):
             await self.error("Frames are JSON objects.")
             return
         try:
             outcome = await database_sync_to_async(frames.handle)(frame, "websocket")
         except ServletError as error:
             await self.error(error.message)
+            return
+        except Exception:  # the socket stays open: one bad frame must not cut the visitor off
+            log.exception("A chatbox frame failed")
+            await self.error("The server failed to handle this frame; the failure is logged.")
             return
         if outcome.context_id:
             await self.follow(outcome.context_id)
@@ -137,10 +141,13 @@ class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
                 raise ValueError
             ref = action.get("ref")
             reply = await database_sync_to_async(console.act)(self.operator_id, action)
-        except ValueError:
+        except (ValueError, RecursionError):
             reply = {"type": "error", "code": "BAD_REQUEST", "error": "Actions are JSON objects."}
         except ServletError as error:
             reply = {"type": "error", "code": error.code, "error": error.message}
+        except Exception:  # the console stays connected: the operator sees the failure and may retry
+            log.exception("An operator's console action failed")
+            reply = {"type": "error", "code": "INTERNAL_ERROR", "error": "The server failed; the failure is logged."}
         if reply is not None:
             if ref is not None:
                 reply["ref"] = ref

@@ -58,7 +58,7 @@ def operator_text(text: str) -> str:
 
 def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
     """Store the operator's message in the dialog and as the visitor's event; it is pushed on commit."""
-    text = (text or "").strip()
+    text = (text or "").replace("\x00", "").strip()  # PostgreSQL stores no NUL character
     if not text:
         raise MissingField("text")
     if len(text) > MESSAGE_MAX_CHARS:

@@ -90,7 +90,7 @@ class ChatHttpView(ChatView):
         raw = self.params(request).text("data", required=True)
         try:
             frame = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise InvalidField("data", "not a JSON object") from None
         if not isinstance(frame, dict):
             raise InvalidField("data", "not a JSON object")
