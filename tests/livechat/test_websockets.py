@@ -292,3 +292,32 @@ def test_chat_http_serves_a_frame_as_the_old_servlet_did(team, visitor):
     assert replayed["type"] == "historyResponse"
     bad = visitor.client.get("/servlet/chatHttp?data=%7Bnot%20json")
     assert (bad.status_code, bad.json()["code"]) == (400, "INVALID_FIELD")
+
+
+def test_hostile_frames_get_an_error_and_the_sockets_stay_open(team, visitor):
+    visitor.ask_for_human()
+    request = visitor.live_request()
+    operator = Operator.objects.select_related("user").get(pk=request.operator_id)
+    deep = "[" * 5000 + "]" * 5000
+
+    async def scenario():
+        socket = await ChatboxSocket(visitor.bot).open()
+        await socket.send(deep)
+        chatbox_error = await socket.frame()
+        await socket.send("ping")
+        pong = await socket.receive()
+        console = await ConsoleSocket(operator).open()
+        await console.until("state")
+        await console.send(deep)
+        console_error = await console.receive()
+        await console.send({"action": "send", "dialog": request.pk, "text": "avec\x00un NUL"})
+        sent = await console.until("sent")
+        await socket.close()
+        await console.close()
+        return chatbox_error, pong, console_error, sent
+
+    chatbox_error, pong, console_error, sent = run(scenario)
+    assert chatbox_error["code"] == "ERRInvalidRequest"
+    assert pong == "pong"
+    assert console_error["code"] == "BAD_REQUEST"
+    assert sent["message"]["text"] == "avecun NUL"
