@@ -53,6 +53,8 @@ class TalkResponse:
     feedback_wording: dict = field(default_factory=dict)
     # The input went to a human operator: over the websocket nothing is sent back for it.
     relayed: bool = False
+    # Live chat pushed the answer to the dialog's sockets already (leaving the queue).
+    pushed: bool = False
 
     def values(self, bot) -> dict:
         """The talkResponse values the chatbox reads (client-contract.md §3); strings are encoded later."""
@@ -156,6 +158,7 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         payload=answer.payload,
         interaction_id=interaction.pk if interaction else 0,
         relayed=answer.relayed,
+        pushed=answer.pushed,
         server_time_ms=epoch_ms(now),
         feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
     )

@@ -61,6 +61,8 @@ class Reply:
     competency: str = ""
     # The input went to the operator: no bot answer is shown for it.
     relayed: bool = False
+    # Live chat pushed this answer to the dialog's sockets already: a websocket gets no second copy.
+    pushed: bool = False
 
 
 class Handover(Protocol):

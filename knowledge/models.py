@@ -174,6 +174,7 @@ class GlobalSentence(models.Model):
         LINK_NEW_TAB = "link_new_tab", "Link opened in a new tab"
         LIVECHAT_NO_OPERATOR = "livechat_no_operator", "Live chat: no operator available"
         LIVECHAT_CONNECTED = "livechat_connected", "Live chat: an operator takes the dialog ({operator})"
+        LIVECHAT_JOINED = "livechat_joined", "Live chat: the operator opened the dialog ({operator})"
         LIVECHAT_QUEUED = "livechat_queued", "Live chat: waiting ({position}, {minutes})"
         LIVECHAT_LEFT_QUEUE = "livechat_left_queue", "Live chat: the visitor left the queue"
         LIVECHAT_TRANSFERRED = "livechat_transferred", "Live chat: transferred to another operator ({operator})"

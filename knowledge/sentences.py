@@ -28,6 +28,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LIVECHAT_NO_OPERATOR: "Aucun conseiller n'est disponible pour le moment. Je reste à votre disposition, "
         "ou appelez-nous au 01 23 45 67 89.",
         K.LIVECHAT_CONNECTED: "Vous êtes en relation avec {operator}.",
+        K.LIVECHAT_JOINED: "{operator} a rejoint la conversation.",
         K.LIVECHAT_QUEUED: "Tous nos conseillers sont occupés. Vous êtes en position {position} dans la file "
         "d'attente (environ {minutes} min).",
         K.LIVECHAT_LEFT_QUEUE: "Vous avez quitté la file d'attente. Je reste à votre disposition.",
@@ -59,6 +60,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LIVECHAT_NO_OPERATOR: "No advisor is available right now. I am still here to help, or call us on "
         "+33 1 23 45 67 89.",
         K.LIVECHAT_CONNECTED: "You are now talking to {operator}.",
+        K.LIVECHAT_JOINED: "{operator} joined the conversation.",
         K.LIVECHAT_QUEUED: "All our advisors are busy. You are number {position} in the queue (about {minutes} min).",
         K.LIVECHAT_LEFT_QUEUE: "You left the queue. I am still here to help.",
         K.LIVECHAT_TRANSFERRED: "Your conversation is transferred to {operator}.",
@@ -88,6 +90,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LINK_NEW_TAB: "De link is in een nieuw tabblad geopend.",
         K.LIVECHAT_NO_OPERATOR: "Er is op dit moment geen medewerker beschikbaar. Ik help u graag verder.",
         K.LIVECHAT_CONNECTED: "U spreekt nu met {operator}.",
+        K.LIVECHAT_JOINED: "{operator} neemt deel aan het gesprek.",
         K.LIVECHAT_QUEUED: "Al onze medewerkers zijn bezet. U bent nummer {position} in de wachtrij "
         "(ongeveer {minutes} min).",
         K.LIVECHAT_LEFT_QUEUE: "U hebt de wachtrij verlaten. Ik help u graag verder.",

@@ -92,12 +92,13 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
             now,
         )
         # In the history the chatbox replays on reload, this is where live chat started.
-        record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event)
+        record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": operator.name})
     delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
 
 
-def requeue(request: LivechatRequest, now) -> None:
-    """Back to the queue at its old place (its operator left); the visitor is told where they stand."""
+def requeue(request: LivechatRequest, now, *, event) -> None:
+    """Back to the queue at its old place (its operator left, after `event` told the visitor why); the
+    next announcement tells the visitor where they stand."""
     request.status = R.QUEUED
     request.operator = None
     request.waiting_on = LivechatRequest.Waiting.OPERATOR
@@ -105,6 +106,8 @@ def requeue(request: LivechatRequest, now) -> None:
     request.queue_position = None  # the next announcement tells the visitor their place
     request.save(update_fields=["status", "operator", "waiting_on", "waiting_since", "queue_position"])
     set_dialog_livechat(request.dialog, Dialog.Livechat.QUEUED, now)
+    # A chatbox that reloads its history sees it is waiting again, not with the operator who left.
+    record(request.dialog, event.values["text"], Code.WAITING_FOR_OPERATOR, now, event=event)
 
 
 def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind: str, code: str = "") -> None:
@@ -205,7 +208,9 @@ def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> N
     request.save(update_fields=["operator", "transfers", "waiting_on", "waiting_since", "warned_at", "joined_at"])
     dialog = request.dialog
     text = sentence(dialog, K.LIVECHAT_TRANSFERRED, operator=target.name)
-    delivery.to_visitor(request, "notification", {"code": code, "text": text, "fromDetail": target.name}, now)
+    event = delivery.to_visitor(request, "notification", {"code": code, "text": text, "fromDetail": target.name}, now)
+    # In the history live chat goes on from here, with the new operator.
+    record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": target.name})
     if previous is not None:
         queue.release_slot(previous.pk)
         delivery.to_operator(previous.pk, {"type": "removed", "dialog": request.pk, "to": target.name})
@@ -225,14 +230,14 @@ def hand_back(operator: Operator, now, *, code: str = Code.OPERATOR_DISCONNECTED
         for request in held:
             dialog = request.dialog
             text = sentence(dialog, K.LIVECHAT_OPERATOR_DISCONNECTED)
-            delivery.to_visitor(request, "notification", {"code": code, "text": text}, now)
+            event = delivery.to_visitor(request, "notification", {"code": code, "text": text}, now)
             other = queue.claim_operator(request.account_id, request.competency, now, exclude=[operator.pk])
             if other is not None:
                 transfer(request, other, now, code=Code.TRANSFERRED_AUTOMATICALLY)
             else:
                 queue.release_slot(operator.pk)
                 delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": ""})
-                requeue(request, now)
+                requeue(request, now, event=event)
             moved += 1
         announce_queue(operator.account_id, now)
     return moved

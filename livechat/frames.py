@@ -52,7 +52,8 @@ def _talk(bot, params: ServletParams, outcome: Outcome, transport: str):
     request.mode = transport
     answer = talk(bot, request)
     outcome.context_id = str(answer.dialog.uuid)
-    if not answer.relayed:  # a message to the operator has no bot answer
+    # A message to the operator has no bot answer; leaving the queue was pushed to the socket already.
+    if not (answer.relayed or answer.pushed):
         outcome.reply("talkResponse", answer.values(bot))
 
 

@@ -38,7 +38,8 @@ class LivechatHandover:
             live = assignment.open_request(dialog, account_id, competency, now)
             assignment.assign(live, operator, now, from_queue=False)
             text = _join(intro, sentence(dialog, K.LIVECHAT_CONNECTED, operator=operator.name))
-            return _live_reply(reply, text, Code.CONNECTION_SUCCEED, {"specialAction": Code.START_POLLING})
+            extra = {"specialAction": Code.START_POLLING, "fromDetail": operator.name}
+            return _live_reply(reply, text, Code.CONNECTION_SUCCEED, extra)
 
         if not (
             queue.anyone_can_serve(account_id, competency, now)
@@ -78,7 +79,7 @@ class LivechatHandover:
         # A chatbox that does not know it is in live chat (it lost its state) is told so again.
         if live.status == R.ASSIGNED:
             text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=live.operator.name)
-            extra = {"specialAction": Code.START_POLLING, "startLivechat": True}
+            extra = {"specialAction": Code.START_POLLING, "startLivechat": True, "fromDetail": live.operator.name}
             return Reply(text=text, type_response=Code.CONNECTION_SUCCEED, payload=extra, relayed=True)
         values = assignment.queue_values(dialog, queue.position(live), 0)
         values.pop("code")
@@ -97,7 +98,13 @@ class LivechatHandover:
                 kind=K.LIVECHAT_LEFT_QUEUE,
                 code=Code.LEAVE_WAITING_QUEUE,
             )
-        return Reply(text=text, type_response=Code.LEAVE_QUEUE, payload={"specialAction": Code.LEAVE_WAITING_QUEUE})
+        # The event above reaches the chatbox's sockets: over a websocket no talk answer is sent too.
+        return Reply(
+            text=text,
+            type_response=Code.LEAVE_QUEUE,
+            payload={"specialAction": Code.LEAVE_WAITING_QUEUE},
+            pushed=live is not None,
+        )
 
     def close(self, dialog: Dialog, now) -> None:
         with transaction.atomic():

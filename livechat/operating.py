@@ -98,7 +98,7 @@ def open_dialog(operator: Operator, request_id, now=None) -> dict:
         if request.status == R.ASSIGNED and request.operator_id == operator.pk and request.joined_at is None:
             request.joined_at = now
             request.save(update_fields=["joined_at"])
-            text = assignment.sentence(request.dialog, K.LIVECHAT_CONNECTED, operator=operator.name)
+            text = assignment.sentence(request.dialog, K.LIVECHAT_JOINED, operator=operator.name)
             values = {"code": Code.OPERATOR_CONNECTED, "text": text, "fromDetail": operator.name}
             delivery.to_visitor(request, "notification", values, now)
     return {"type": "transcript", "dialog": panel.card(request), "messages": panel.transcript(request)}
@@ -168,10 +168,10 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
             assignment.transfer(request, target, now, code=Code.TRANSFERRED_MANUALLY)
             return panel.card(request)
         text = assignment.sentence(request.dialog, K.LIVECHAT_TRANSFERRED, operator=competency.name)
-        delivery.to_visitor(request, "notification", {"code": Code.TRANSFERRED_MANUALLY, "text": text}, now)
+        event = delivery.to_visitor(request, "notification", {"code": Code.TRANSFERRED_MANUALLY, "text": text}, now)
         queue.release_slot(operator.pk)
         delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": competency.name})
-        assignment.requeue(request, now)
+        assignment.requeue(request, now, event=event)
         assignment.announce_queue(operator.account_id, now)
     return panel.card(request)
 

@@ -279,6 +279,7 @@ def test_the_visitor_learns_when_the_operator_opens_the_dialog(live):
     assert card["dialog"]["contextId"] == visitor.context_id
     joined = visitor.poll()
     assert (joined["code"], joined["fromDetail"]) == ("OperatorConnected", operator.name)
+    assert joined["text"] == f"{operator.name} a rejoint la conversation."
     operating.open_dialog(operator, request.pk)
     assert visitor.poll() == {}  # once per operator
     operating.transfer(operator, request.pk, to_login=other.user.username)

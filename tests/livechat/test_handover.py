@@ -20,6 +20,7 @@ def test_the_demo_bot_hands_the_dialog_to_an_available_operator(team, visitor):
     assert live.status == R.ASSIGNED
     # Léa and Marc are both free: the one assigned least recently (never) and first takes it.
     assert live.operator.name in values["text"]
+    assert values["fromDetail"] == live.operator.name
     assert live.dialog.livechat == "operator"
     assert Operator.objects.get(pk=live.operator_id).active_dialogs == 1
 

@@ -111,6 +111,9 @@ def test_a_dead_console_with_nobody_else_sends_its_visitors_back_to_the_queue(te
     codes = [e.get("code") for e in visitor.poll_all()]
     assert codes[0] == "OperatorDisconnected"
     assert codes[-1] == "NAWaitingForOperator"
+    # A chatbox that reloads sees from its history that it waits again.
+    history = visitor.values(visitor.post(f"chat/history/{visitor.bot}", {"contextUuid": visitor.context_id}))
+    assert history["interactions"][-1]["type"] == "DMLiveChatConnectionInQueue"
     # When the operator's console comes back and they are available again, they get it back.
     from livechat import presence
 

@@ -321,3 +321,26 @@ def test_hostile_frames_get_an_error_and_the_sockets_stay_open(team, visitor):
     assert pong == "pong"
     assert console_error["code"] == "BAD_REQUEST"
     assert sent["message"]["text"] == "avecun NUL"
+
+
+def test_leaving_the_queue_over_the_websocket_is_told_once(team, new_visitor, demo_bot):
+    Operator.objects.filter(pk=team.marc.pk).update(status="busy")
+    Operator.objects.filter(pk=team.lea.pk).update(max_dialogs=1)
+    new_visitor().ask_for_human()
+    bot = str(demo_bot.uuid)
+
+    async def scenario():
+        socket = await ChatboxSocket(bot).open()
+        await socket.talk(ADVISOR)
+        queued = await socket.frame()
+        socket.context_id = queued["contextId"]
+        await socket.talk("#livechatleavequeue#")
+        left = await socket.frame()
+        quiet = await socket.nothing(0.5)
+        await socket.close()
+        return queued, left, quiet
+
+    queued, left, quiet = run(scenario)
+    assert queued["specialAction"] == "StartWaitingQueue"
+    assert left["typeResponse"] == "DMLiveChatLeaveQueue"
+    assert quiet is True
