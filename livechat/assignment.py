@@ -69,8 +69,9 @@ def set_dialog_livechat(dialog: Dialog, value: str, now=None):
     dialog.livechat = value
 
 
-def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: bool) -> None:
-    """The operator (whose slot is claimed already) takes the dialog."""
+def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: bool, sound: bool = True) -> None:
+    """The operator (whose slot is claimed already) takes the dialog; their console rings unless they
+    took it themselves."""
     request.status = R.ASSIGNED
     request.operator = operator
     request.assigned_at = request.assigned_at or now
@@ -93,7 +94,7 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
         )
         # In the history the chatbox replays on reload, this is where live chat started.
         record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": operator.name})
-    delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
+    delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": sound})
 
 
 def requeue(request: LivechatRequest, now, *, event) -> None:
@@ -124,11 +125,13 @@ def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind:
     if type_response == Code.LEAVE_QUEUE:
         values["specialAction"] = Code.END_POLLING
     event = delivery.to_visitor(request, "notification", values, now)
+    line = None
     if type_response != Code.LEAVE_QUEUE:  # the talk that left the queue is in the history already
-        record(dialog, text, type_response, now, event=event)
+        line = panel.message(record(dialog, text, type_response, now, event=event))
     if operator is not None:
         queue.release_slot(operator.pk)
-        delivery.to_operator(operator.pk, {"type": "ended", "dialog": request.pk, "reason": reason, "text": text})
+        ended = {"type": "ended", "dialog": request.pk, "reason": reason, "text": text, "line": line}
+        delivery.to_operator(operator.pk, ended)
         dispatch(request.account_id, now)  # the freed slot takes the first waiting visitor
     else:
         announce_queue(request.account_id, now)
@@ -213,7 +216,8 @@ def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> N
     record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": target.name})
     if previous is not None:
         queue.release_slot(previous.pk)
-        delivery.to_operator(previous.pk, {"type": "removed", "dialog": request.pk, "to": target.name})
+        removed = {"type": "removed", "dialog": request.pk, "to": target.name, "toKind": "operator"}
+        delivery.to_operator(previous.pk, removed)
     delivery.to_operator(target.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
 
 
@@ -236,7 +240,8 @@ def hand_back(operator: Operator, now, *, code: str = Code.OPERATOR_DISCONNECTED
                 transfer(request, other, now, code=Code.TRANSFERRED_AUTOMATICALLY)
             else:
                 queue.release_slot(operator.pk)
-                delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": ""})
+                removed = {"type": "removed", "dialog": request.pk, "to": "", "toKind": "queue"}
+                delivery.to_operator(operator.pk, removed)
                 requeue(request, now, event=event)
             moved += 1
         announce_queue(operator.account_id, now)

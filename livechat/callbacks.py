@@ -79,6 +79,7 @@ def summary(callback: Callback) -> dict:
         "source": callback.source,
         "status": callback.status,
         "operator": callback.operator.name if callback.operator_id else None,
+        "operatorLogin": callback.operator.user.get_username() if callback.operator_id else None,
         "outcome": callback.outcome,
         "createdAt": callback.created_at.isoformat(),
         "takenAt": callback.taken_at.isoformat() if callback.taken_at else None,

@@ -39,6 +39,7 @@ def state(operator: Operator) -> dict:
     )
     return {
         "type": "state",
+        "now": now.isoformat(),  # the console measures waits against the server's clock
         "operator": panel.operator_card(operator, now),
         "dialogs": [panel.card(request) for request in mine],
         "queue": [panel.card(request, place=place) for place, request in enumerate(waiting, start=1)],
@@ -58,6 +59,7 @@ def act(operator_id: int, action: dict) -> dict | None:
         return None
     if name == "status":
         presence.set_status(operator, str(action.get("status", "")))
+        operator.refresh_from_db()  # becoming available may have brought waiting dialogs
         return {"type": "operator", "operator": panel.operator_card(operator)}
     if name == "open":
         return operating.open_dialog(operator, dialog)

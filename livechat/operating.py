@@ -126,7 +126,7 @@ def take(operator: Operator, request_id, now=None) -> dict:
             raise Forbidden(f"This dialog needs the competency '{request.competency.name}'.", code="NOT_COMPETENT")
         if not queue.claim_slot(operator, now):
             raise Conflict(f"You already hold {operator.max_dialogs} dialogs, your limit.", code="OPERATOR_FULL")
-        assignment.assign(request, operator, now, from_queue=True)
+        assignment.assign(request, operator, now, from_queue=True, sound=False)
         assignment.announce_queue(operator.account_id, now)
     return panel.card(request)
 
@@ -161,6 +161,12 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
             raise NotFound(f"Your account has no competency '{to_competency[:100]}'.", code="UNKNOWN_COMPETENCY")
         if not Operator.objects.filter(account_id=operator.account_id, competencies=competency).exists():
             raise Conflict(f"No operator has the competency '{competency.name}'.", code="NOBODY_COMPETENT")
+        others_online = queue.online_operators(operator.account_id, competency, now).exclude(pk=operator.pk)
+        if not others_online.exists():
+            raise Conflict(
+                f"No other operator with the competency '{competency.name}' is available now.",
+                code="NOBODY_AVAILABLE",
+            )
         request.competency = competency
         request.save(update_fields=["competency"])
         target = queue.claim_operator(operator.account_id, competency, now, exclude=[operator.pk])
@@ -170,7 +176,8 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
         text = assignment.sentence(request.dialog, K.LIVECHAT_TRANSFERRED, operator=competency.name)
         event = delivery.to_visitor(request, "notification", {"code": Code.TRANSFERRED_MANUALLY, "text": text}, now)
         queue.release_slot(operator.pk)
-        delivery.to_operator(operator.pk, {"type": "removed", "dialog": request.pk, "to": competency.name})
+        removed = {"type": "removed", "dialog": request.pk, "to": competency.name, "toKind": "competency"}
+        delivery.to_operator(operator.pk, removed)
         assignment.requeue(request, now, event=event)
         assignment.announce_queue(operator.account_id, now)
     return panel.card(request)

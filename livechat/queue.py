@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts.models import Competency
 
+from . import delivery, panel
 from .models import LivechatRequest, LivechatSettings, Operator
 
 # Until an account has ended live dialogs to learn from, a dialog is assumed to take this long.
@@ -61,6 +62,7 @@ def claim_operator(account_id: int, competency: Competency | None, now=None, exc
         if claimed:
             operator.active_dialogs += 1
             operator.last_assigned_at = now
+            announce_load(operator.pk)
             return operator
     return None
 
@@ -70,12 +72,21 @@ def claim_slot(operator: Operator, now=None) -> bool:
     claimed = Operator.objects.filter(pk=operator.pk, active_dialogs__lt=F("max_dialogs")).update(
         active_dialogs=F("active_dialogs") + 1, last_assigned_at=now or timezone.now()
     )
+    if claimed:
+        announce_load(operator.pk)
     return bool(claimed)
 
 
 def release_slot(operator_id: int | None):
     if operator_id:
         Operator.objects.filter(pk=operator_id, active_dialogs__gt=0).update(active_dialogs=F("active_dialogs") - 1)
+        announce_load(operator_id)
+
+
+def announce_load(operator_id: int):
+    """Every console of the account sees the operator's new load (whom to transfer to, who is full)."""
+    operator = Operator.objects.select_related("user").prefetch_related("competencies").get(pk=operator_id)
+    delivery.to_account(operator.account_id, {"type": "operator", "operator": panel.operator_card(operator)})
 
 
 def queue_room(account_id: int, per_operator: int, competency: Competency | None, now=None) -> bool:

@@ -510,22 +510,22 @@ CARD_REMINDER = {
 # Predefined answers: the operators' canned answers in the live-chat console (never matched).
 PREDEFINED = [
     {
-        "label": "Greeting the visitor",
+        "label": "Accueil du visiteur",
         "fr": "Bonjour, je suis votre conseiller de la Banque Exemple. Comment puis-je vous aider ?",
         "en": "Hello, I am your advisor at Banque Exemple. How can I help you?",
     },
     {
-        "label": "Identity check",
+        "label": "Vérification d'identité",
         "fr": "Pour votre sécurité, pouvez-vous me confirmer votre date de naissance et votre code postal ?",
         "en": "For your security, could you confirm your date of birth and your postcode?",
     },
     {
-        "label": "Card blocked",
+        "label": "Carte mise en opposition",
         "fr": "C'est fait : votre carte est en opposition. Une nouvelle carte vous parviendra sous 5 jours ouvrés.",
         "en": "Done: your card is blocked. A new card will reach you within 5 working days.",
     },
     {
-        "label": "Closing",
+        "label": "Clôture",
         "fr": "Avez-vous d'autres questions ? Je vous souhaite une excellente journée.",
         "en": "Do you have any other questions? Have a great day.",
     },

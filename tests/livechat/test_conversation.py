@@ -150,6 +150,7 @@ def test_refused_transfers_change_nothing(team, live):
         ({"to_competency": "Assurances"}, "UNKNOWN_COMPETENCY"),
         ({"to_login": "nobody"}, "UNKNOWN_OPERATOR"),
         ({"to_login": "sam"}, "OPERATOR_UNAVAILABLE"),
+        ({"to_competency": "Crédits"}, "NOBODY_AVAILABLE"),  # only Sam has it, and he is offline
         ({}, "TRANSFER_TARGET"),
     ]:
         with pytest.raises(ServletError) as refused:
