@@ -47,7 +47,7 @@ def open_request(dialog: Dialog, account_id: int, competency, now) -> LivechatRe
 def open_request_of(dialog: Dialog, *, lock: bool = False) -> LivechatRequest | None:
     requests = LivechatRequest.objects.filter(dialog=dialog, status__in=[R.QUEUED, R.ASSIGNED])
     if lock:
-        requests = requests.select_for_update()
+        requests = requests.select_for_update(of=("self",))
     request = requests.select_related("operator__user", "competency").first()
     if request is not None:
         request.dialog = dialog
