@@ -155,9 +155,10 @@ def record(dialog: Dialog, text: str, type_response: str, now, *, event, human: 
     )
 
 
-def dispatch(account_id: int, now=None) -> int:
+def dispatch(account_id: int, now=None, *, quiet: bool = False) -> int:
     """Give queued dialogs to operators with a free slot, first come first served; the visitors still
-    waiting learn their new place. Returns how many dialogs were assigned."""
+    waiting learn their new place. Returns how many dialogs were assigned. `quiet` (the clocks' pass):
+    the consoles hear of the queue only if it changed."""
     now = now or timezone.now()
     assigned = 0
     with transaction.atomic():
@@ -167,24 +168,26 @@ def dispatch(account_id: int, now=None) -> int:
                 continue
             assign(request, operator, now, from_queue=True)
             assigned += 1
-    announce_queue(account_id, now)
+    announce_queue(account_id, now, force=bool(assigned) or not quiet)
     return assigned
 
 
-def announce_queue(account_id: int, now=None):
+def announce_queue(account_id: int, now=None, *, force: bool = True) -> None:
     """Tell each waiting visitor whose place changed their place and wait, and every console of the
-    account the queue as it is now."""
+    account the queue as it is now (when it changed, or always with `force`)."""
     now = now or timezone.now()
     with transaction.atomic():
         waiting = list(queue.queued(account_id))
-        estimate = queue.wait_estimator(account_id, now)
-        for place, request in enumerate(waiting, start=1):
-            if request.queue_position != place:
-                request.queue_position = place
-                LivechatRequest.objects.filter(pk=request.pk).update(queue_position=place)
-                delivery.to_visitor(request, "notification", queue_values(request.dialog, place, estimate(place)), now)
-        cards = [panel.card(request, place=place) for place, request in enumerate(waiting, start=1)]
-        delivery.to_account(account_id, {"type": "queue", "queue": cards})
+        moved = [(place, r) for place, r in enumerate(waiting, start=1) if r.queue_position != place]
+        if moved:
+            estimate = queue.wait_estimator(account_id, now)
+        for place, request in moved:
+            request.queue_position = place
+            LivechatRequest.objects.filter(pk=request.pk).update(queue_position=place)
+            delivery.to_visitor(request, "notification", queue_values(request.dialog, place, estimate(place)), now)
+        if moved or force:
+            cards = [panel.card(request, place=place) for place, request in enumerate(waiting, start=1)]
+            delivery.to_account(account_id, {"type": "queue", "queue": cards})
 
 
 def queue_values(dialog: Dialog, place: int, wait_seconds: int) -> dict:

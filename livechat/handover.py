@@ -1,7 +1,7 @@
 """The visitor's side of live chat, plugged into the talk pipeline (dialogs.handover): escalating a
 dialog to an operator or the queue, relaying what the visitor writes, leaving the queue."""
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from dialogs.handover import Code, Reply
 from dialogs.models import Dialog
@@ -33,6 +33,15 @@ class LivechatHandover:
         if competency_name and competency is None:
             return _no_operator(dialog, reply)  # a competency the account does not have: nobody can serve
 
+        try:
+            with transaction.atomic():
+                return self._hand_over(dialog, reply, intro, account_id, competency, settings, now)
+        except IntegrityError:
+            # Another talk of this dialog handed it over a moment ago (one open request per dialog):
+            # this one's claims are rolled back, and the dialog is live already.
+            return reply
+
+    def _hand_over(self, dialog, reply, intro, account_id, competency, settings, now) -> Reply:
         operator = queue.claim_operator(account_id, competency, now)
         if operator is not None:
             live = assignment.open_request(dialog, account_id, competency, now)

@@ -53,7 +53,7 @@ def sweep(now=None) -> dict:
             done["timed_out_in_queue"] += time_out_in_queue(request.pk, now)
         accounts.add(request.account_id)
     for account_id in accounts:
-        done["assigned"] += assignment.dispatch(account_id, now)
+        done["assigned"] += assignment.dispatch(account_id, now, quiet=True)
     return done
 
 

@@ -175,3 +175,32 @@ def test_a_killed_server_process_s_operator_goes_offline_and_the_visitor_is_told
         assert (notices[1]["code"], notices[1]["queuePosition"]) == ("NAWaitingForOperator", 1)
         status = Browser(a).get_json("/servlet/api/serverstatus?details=true", token=platform.admin_token())
         assert status["volumes"]["connectedOperators"] == 0
+
+
+def test_concurrent_requests_for_a_human_on_one_dialog_open_one_live_chat(tmp_path):
+    """Twenty talks of one dialog at once, on two processes, all asking for a human: every one is
+    answered, one live chat opens, and the operator's slot is counted once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with Platform(tmp_path / "platform", processes=2, redis=True) as platform, ExitStack() as sockets:
+        a, b = platform.servers
+        platform.add_operator("lea", "lea-pass-2026-x")
+        console = Console(b, "lea", "lea-pass-2026-x", sockets)
+        console.send(action="status", status="available")
+        console.until("operator")
+        start = Browser(a).post_form(f"/servlet/api/chat/talk/{BOT_UUID}", {"userInput": "Bonjour"})
+        context = unb64(start["values"])["contextId"]
+
+        def ask(index):
+            server = (a, b)[index % 2]
+            return Browser(server).post_form(f"/servlet/api/chat/talk/{BOT_UUID}/{context}", {"userInput": ADVISOR})
+
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            answers = [unb64(body["values"]) for body in pool.map(ask, range(20))]
+
+        assert {answer["contextId"] for answer in answers} == {context}
+        token = platform.admin_token()
+        status = Browser(a).get_json("/servlet/api/serverstatus?details=true", token=token)
+        assert status["volumes"]["currentLivechatDialogs"] == 1
+        team = Browser(a).get_json("/servlet/api/operators/availability", token=token)["operators"]
+        assert [(card["login"], card["activeDialogs"]) for card in team] == [("lea", 1)]
