@@ -1,7 +1,6 @@
 """The chatbox websocket on the real ASGI app (client-contract.md §4.2): ping/pong, talk, context
 check and history frames, at every path the chatbox may use."""
 
-import base64
 import json
 
 import pytest
@@ -11,27 +10,9 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from dialogs.models import Dialog
 from tests.conftest import decode
+from tests.livechat.conftest import b64, common, talk_frame
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
-
-
-def common(bot_uuid: str, context_id: str = "") -> dict:
-    return {
-        "contextId": b64(context_id),
-        "botId": b64(bot_uuid),
-        "space": b64("Defaut"),
-        "clientId": b64("a1b2c3d4e5f6a7b"),
-        "language": b64("fr"),
-        "solutionUsed": b64("ASSISTANT"),
-        "userUrl": b64("http://shop.example/"),
-        "browser": b64("Google Chrome or Chromium"),
-        "os": b64("Linux"),
-        "saml2_info": None,
-    }
 
 
 def run(path: str, scenario, subprotocols=None):
@@ -50,21 +31,6 @@ def run(path: str, scenario, subprotocols=None):
 async def exchange(communicator, frame: dict) -> dict:
     await communicator.send_to(text_data=json.dumps(frame))
     return json.loads(await communicator.receive_from(timeout=10))
-
-
-def talk_frame(bot_uuid: str, text: str, context_id: str = "") -> dict:
-    parameters = common(bot_uuid, context_id) | {
-        "userInput": b64(text),
-        "alreadyCame": False,
-        "contextType": b64("Web"),
-        "qualificationMode": False,
-        "doNotRegisterInteraction": False,
-        "useServerCookieForContext": False,
-        "disableLanguageDetection": True,
-        "timestamp": 1790000000000,
-        "extraParameters": {},
-    }
-    return {"type": "talk", "parameters": parameters}
 
 
 @pytest.mark.parametrize("path", ["/servlet//chatWs", "/servlet/chatWs", "/chatWs"])
