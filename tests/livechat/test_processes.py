@@ -4,8 +4,8 @@ Redis): a visitor on one process and an operator on another talk normally, the q
 idle websockets stay open (channels_redis reads block 5 s: a Redis socket timeout of 5 s used to close
 every idle socket with 1011), and the server status counts them."""
 
-import base64
 import json
+import os
 import shutil
 import time
 from contextlib import ExitStack
@@ -13,28 +13,14 @@ from contextlib import ExitStack
 import pytest
 from websockets.sync.client import connect
 
+from tests.conftest import decode
+from tests.livechat.conftest import ADVISOR, b64
 from tests.servers import BOT_UUID, Browser, Platform
 
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server for its own Redis")
-
-ADVISOR = "Je veux parler à un conseiller"
-
-
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
-
-
-def unb64(value):
-    if isinstance(value, str):
-        try:
-            return base64.b64decode(value, validate=True).decode()
-        except ValueError:
-            return value
-    if isinstance(value, dict):
-        return {key: unb64(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [unb64(item) for item in value]
-    return value
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("REDIS_URL") and shutil.which("redis-server") is None,
+    reason="needs REDIS_URL, or redis-server to start a Redis of its own",
+)
 
 
 class Visitor:
@@ -49,7 +35,7 @@ class Visitor:
             text = self.socket.recv(timeout=timeout)
             if text != "pong":
                 frame = json.loads(text)
-                return {"type": frame["type"], **unb64(frame["values"])}
+                return {"type": frame["type"], **decode(frame["values"])}
 
     def talk(self, text: str):
         parameters = {
@@ -189,14 +175,14 @@ def test_concurrent_requests_for_a_human_on_one_dialog_open_one_live_chat(tmp_pa
         console.send(action="status", status="available")
         console.until("operator")
         start = Browser(a).post_form(f"/servlet/api/chat/talk/{BOT_UUID}", {"userInput": "Bonjour"})
-        context = unb64(start["values"])["contextId"]
+        context = decode(start["values"])["contextId"]
 
         def ask(index):
             server = (a, b)[index % 2]
             return Browser(server).post_form(f"/servlet/api/chat/talk/{BOT_UUID}/{context}", {"userInput": ADVISOR})
 
         with ThreadPoolExecutor(max_workers=20) as pool:
-            answers = [unb64(body["values"]) for body in pool.map(ask, range(20))]
+            answers = [decode(body["values"]) for body in pool.map(ask, range(20))]
 
         assert {answer["contextId"] for answer in answers} == {context}
         token = platform.admin_token()
