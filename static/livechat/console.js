@@ -36,6 +36,7 @@
     UNKNOWN_OPERATOR: "Transfert impossible",
     UNKNOWN_COMPETENCY: "Transfert impossible",
     NOBODY_COMPETENT: "Transfert impossible",
+    NOBODY_AVAILABLE: "Transfert impossible",
     CALLBACK_NOT_OPEN: "Rappel déjà pris",
     CALLBACK_CLOSED: "Rappel déjà clos",
     NOT_YOUR_CALLBACK: "Rappel d'un collègue",
@@ -105,7 +106,7 @@
     return (doc.body.textContent || "").replace(/\s+/g, " ").trim();
   }
 
-  // Server clock minus ours, learnt from the times the server stamps on my own messages.
+  // Server clock minus ours, set from the "now" of each "state" the server sends (waits are measured on its clock).
   var clockSkew = 0;
   function now() { return Date.now() + clockSkew; }
   function parseTime(iso) { var t = iso ? Date.parse(iso) : NaN; return isNaN(t) ? null : t; }
@@ -241,7 +242,6 @@
     ended: {}, // dialog id → {reason, text}
     preview: {}, // dialog id → last line as plain text
     drafts: {}, // dialog id → composer text
-    takes: {}, // dialog ids I asked to take (no sound for them)
     closing: {} // callback id → true while its close form is open
   };
 
@@ -433,7 +433,7 @@
     warned: onWarned,
     late: onLate,
     transcript: onTranscript,
-    sent: onSent,
+    sent: function () { /* handled where it was asked (deliver) */ },
     taken: function () { /* handled where it was asked */ },
     transferred: function () { /* the "removed" push does the work */ },
     ok: function (m) { if (m.action === "end" && m.dialog) markEnded(m.dialog, "operator", ""); },
@@ -444,6 +444,8 @@
     var first = !S.loaded;
     S.loaded = true;
     hideBanner();
+    var serverNow = parseTime(m.now);
+    if (serverNow !== null) clockSkew = serverNow - Date.now();
     S.me = Object.assign({}, S.me, m.operator || {});
     S.dialogs = m.dialogs || [];
     S.queue = m.queue || [];
@@ -478,10 +480,11 @@
     else S.dialogs.push(card);
     S.queue = S.queue.filter(function (d) { return d.id !== card.id; });
     delete S.ended[card.id];
-    var mineNow = !!S.takes[card.id];
-    if (!known && !mineNow && !(S.open && S.open.id === card.id)) S.fresh[card.id] = true;
-    if (m.sound && !mineNow) chime();
-    delete S.takes[card.id];
+    // "sound": false is a dialog I took myself: no chime, and not "new" for me.
+    if (m.sound) {
+      if (!known && !(S.open && S.open.id === card.id)) S.fresh[card.id] = true;
+      chime();
+    }
     if (S.open && S.open.id === card.id) {
       // The visitor I was looking at in the queue is mine now: the same view, with the composer.
       openDialog(card.id);
@@ -495,11 +498,19 @@
     S.dialogs = S.dialogs.filter(function (d) { return d.id !== id; });
     ["unread", "fresh", "typing", "late", "warned"].forEach(function (key) { delete S[key][id]; });
     delete S.drafts[id];
-    var label = card ? "La conversation avec " + visitorName(card) : "La conversation";
-    var toSkill = m.to && S.competencies.indexOf(m.to) >= 0;
-    var text = !m.to ? label + " est retournée dans la file d'attente."
-      : toSkill ? label + " a été transférée vers la compétence « " + m.to + " »."
-        : label + " a été transférée à " + m.to + ".";
+    var who = card ? visitorName(card) : "";
+    var kind = m.toKind || (m.to ? "operator" : "queue");
+    var title, text;
+    if (kind === "operator") {
+      title = "Conversation transférée à " + (m.to || "un collègue");
+      text = who ? who + " est maintenant avec " + (m.to || "un collègue") + "." : "";
+    } else if (kind === "competency") {
+      title = "Conversation transférée à la compétence " + (m.to || "demandée");
+      text = (who ? who + " attend" : "Le visiteur attend") + " dans la file un conseiller qui a cette compétence.";
+    } else {
+      title = "Conversation renvoyée dans la file d'attente";
+      text = (who ? who + " attend" : "Le visiteur attend") + " le prochain conseiller disponible.";
+    }
     if (S.open && S.open.id === id) {
       stopTyping();
       if (findQueued(id)) {
@@ -510,28 +521,27 @@
         closeConversation();
       }
     }
-    toast("info", m.to ? "Conversation transférée" : "Conversation rendue", text);
+    toast("info", title, text);
     renderAll();
   }
 
-  function onEnded(m) { markEnded(m.dialog, m.reason, m.text); }
+  function onEnded(m) { markEnded(m.dialog, m.reason, m.text, m.line); }
 
-  function markEnded(id, reason, text) {
+  function markEnded(id, reason, text, line) {
     var card = findDialog(id) || (S.open && S.open.id === id ? S.open.card : null);
     var already = !!S.ended[id];
-    var hadText = already && S.ended[id].text;
     S.ended[id] = { reason: reason || (already ? S.ended[id].reason : ""), text: text || (already ? S.ended[id].text : "") };
     S.dialogs = S.dialogs.filter(function (d) { return d.id !== id; });
     ["unread", "fresh", "typing", "late", "warned"].forEach(function (key) { delete S[key][id]; });
     delete S.drafts[id];
+    if (line && S.lines[id] && !S.lines[id].items.some(function (l) { return l.id === line.id; })) {
+      // The closing sentence the visitor got comes with the push: it ends the transcript I keep.
+      S.lines[id].items.push(line);
+    }
     if (S.open && S.open.id === id) {
       stopTyping();
       S.open.kind = "ended";
       renderConversation();
-      if (text && !hadText) {
-        // The closing sentence the visitor got is in the dialog now: read the transcript again to show it.
-        request({ action: "open", dialog: id }).catch(function (error) { if (!error.silent) showError(error); });
-      }
     } else if (!already && card && reason !== "operator") {
       toast("info", "Conversation terminée", visitorName(card) + " : " + (END_REASONS[reason] || "terminée."));
     }
@@ -576,7 +586,7 @@
   function previewOf(line) {
     if (line.from === "visitor") return line.user || "";
     var text = plain(line.text);
-    if (line.from === "operator") return "Vous : " + text;
+    if (line.from === "operator") return authorName(line) + " : " + text;
     if (line.from === "bot") return text ? "Bot : " + text : (line.user || "");
     return text || line.user || "";
   }
@@ -655,13 +665,6 @@
     renderLists();
   }
 
-  function onSent(m) {
-    var line = m.message;
-    if (!line) return;
-    var at = parseTime(line.at);
-    if (at !== null) clockSkew = at - Date.now();
-  }
-
   // ------------------------------------------------------------------ rendering: the left column
 
   function renderAll() {
@@ -679,7 +682,7 @@
     if (document.activeElement !== select || !statusBusy) select.value = status;
     $("status-dot").dataset.status = status;
     $("me-name").textContent = S.me.name || "";
-    var held = S.dialogs.length;
+    var held = loadOf(S.me);
     var max = S.me.maxDialogs || 0;
     $("me-load").textContent = S.loaded ? held + (max ? " / " + max : "") + " conversation" + (held > 1 ? "s" : "") +
       " · " + (STATUS_LABELS[status] || status) : "Connexion…";
@@ -852,7 +855,7 @@
     clear(list);
     if (!S.loaded) return;
     S.callbacks.forEach(function (cb) {
-      var mineTaken = cb.status === "taken" && cb.operator === S.me.name;
+      var mineTaken = cb.status === "taken" && !!cb.operatorLogin && cb.operatorLogin === S.me.login;
       var phone = String(cb.phone || "");
       var top = el("div", { class: "callback-top" }, [
         el("span", { class: "callback-name" }, [cb.name || "Sans nom"]),
@@ -934,6 +937,13 @@
     area.closest("form").scrollIntoView({ block: "nearest" });
   }
 
+  /** How many dialogs the operator holds, as the server counts them (its "operator" pushes keep it live). */
+  function loadOf(op) {
+    return typeof op.activeDialogs === "number" ? op.activeDialogs : (op.id === S.me.id ? S.dialogs.length : 0);
+  }
+
+  function hasRoom(op) { return loadOf(op) < (op.maxDialogs || 0); }
+
   function renderTeam() {
     var list = $("team-list");
     clear(list);
@@ -941,26 +951,37 @@
     var team = S.operators.slice().sort(function (a, b) {
       return (order[a.status] - order[b.status]) || String(a.name).localeCompare(String(b.name), "fr");
     });
-    var online = team.filter(function (o) { return o.status === "available"; }).length;
-    $("team-summary").textContent = S.loaded ? online + " disponible" + (online > 1 ? "s" : "") + " sur " + team.length : "";
+    var online = team.filter(function (o) { return o.status === "available"; });
+    var free = online.filter(hasRoom).length;
+    $("team-summary").textContent = S.loaded
+      ? online.length + " disponible" + (online.length > 1 ? "s" : "") + " sur " + team.length +
+        (online.length ? " · " + free + " libre" + (free > 1 ? "s" : "") : "")
+      : "";
     team.forEach(function (op) {
       var me = op.id === S.me.id;
-      // Only my own load is live (my dialogs); the server does not push the others' when it changes.
-      var held = me ? S.dialogs.length : null;
-      var load = me && op.maxDialogs ? Math.min(100, Math.round(100 * held / op.maxDialogs)) : 0;
+      var held = loadOf(op);
+      var max = op.maxDialogs || 0;
+      var full = max > 0 && held >= max;
+      var load = max ? Math.min(100, Math.round(100 * held / max)) : 0;
       var face = avatar(op.name, op.login);
       face.appendChild(el("span", { class: "status-dot", "data-status": op.status }));
-      list.appendChild(el("li", null, [
+      list.appendChild(el("li", {
+        class: (op.status === "offline" ? "is-offline" : "") + (full ? " is-full" : ""),
+        "data-operator-login": op.login
+      }, [
         face,
         el("span", { class: "team-name" }, [
           el("strong", null, [op.name + (me ? " (vous)" : "")]),
           el("small", null, [STATUS_LABELS[op.status] || op.status,
             (op.competencies && op.competencies.length ? " · " + op.competencies.join(", ") : "")])
         ]),
-        me ? el("span", { class: "team-load", title: "Mes conversations en cours" }, [
-          held + " / " + (op.maxDialogs || 0),
+        el("span", {
+          class: "team-load",
+          title: held + " conversation" + (held > 1 ? "s" : "") + " en cours sur " + max + " au plus" + (full ? " : complet" : "")
+        }, [
+          held + " / " + max,
           el("span", { class: "load-bar" }, [el("i", { style: "width:" + load + "%" })])
-        ]) : null
+        ])
       ]));
     });
   }
@@ -1345,25 +1366,46 @@
     }
   }
 
+  var transferShown = ""; // what the transfer selects show, to leave them alone (and open) when nothing changed
+
   function renderTransferOptions() {
     var opSelect = $("transfer-operator");
     var compSelect = $("transfer-competency");
-    var keepOp = opSelect.value;
-    var keepComp = compSelect.value;
-    clear(opSelect);
-    clear(compSelect);
-    var others = S.operators.filter(function (o) { return o.id !== S.me.id && o.status === "available"; });
-    opSelect.appendChild(el("option", { value: "" }, [others.length ? "Choisir un conseiller…" : "Aucun conseiller disponible"]));
-    others.sort(function (a, b) { return String(a.name).localeCompare(String(b.name), "fr"); }).forEach(function (o) {
-      var skills = o.competencies && o.competencies.length ? " (" + o.competencies.join(", ") + ")" : "";
-      opSelect.appendChild(el("option", { value: o.login, "data-name": o.name }, [o.name + skills]));
+    // Only colleagues who would get the dialog now: available, with a free slot.
+    var others = S.operators.filter(function (o) { return o.id !== S.me.id && o.status === "available" && hasRoom(o); })
+      .sort(function (a, b) { return String(a.name).localeCompare(String(b.name), "fr"); });
+    // A competency needs another available colleague who has it (all busy: the dialog waits in the queue for them).
+    var skills = S.competencies.map(function (name) {
+      var able = S.operators.filter(function (o) {
+        return o.id !== S.me.id && o.status === "available" && (o.competencies || []).indexOf(name) >= 0;
+      });
+      return { name: name, online: able.length, free: able.filter(hasRoom).length };
     });
-    opSelect.disabled = !others.length;
-    compSelect.appendChild(el("option", { value: "" }, [S.competencies.length ? "Choisir une compétence…" : "Aucune compétence"]));
-    S.competencies.forEach(function (name) { compSelect.appendChild(el("option", { value: name }, [name])); });
-    compSelect.disabled = !S.competencies.length;
-    if (keepOp && others.some(function (o) { return o.login === keepOp; })) opSelect.value = keepOp;
-    if (keepComp && S.competencies.indexOf(keepComp) >= 0) compSelect.value = keepComp;
+    var shown = JSON.stringify([others.map(function (o) { return [o.login, o.name, loadOf(o), o.maxDialogs, o.competencies]; }), skills]);
+    if (shown !== transferShown) {
+      transferShown = shown;
+      var keepOp = opSelect.value;
+      var keepComp = compSelect.value;
+      clear(opSelect);
+      clear(compSelect);
+      opSelect.appendChild(el("option", { value: "" }, [others.length ? "Choisir un conseiller…" : "Aucun conseiller disponible avec de la place"]));
+      others.forEach(function (o) {
+        var known = o.competencies && o.competencies.length ? " (" + o.competencies.join(", ") + ")" : "";
+        opSelect.appendChild(el("option", { value: o.login, "data-name": o.name }, [o.name + known + " · " + loadOf(o) + "/" + o.maxDialogs]));
+      });
+      opSelect.disabled = !others.length;
+      var reachable = skills.filter(function (k) { return k.online > 0; }).length;
+      compSelect.appendChild(el("option", { value: "" }, [
+        !skills.length ? "Aucune compétence" : reachable ? "Choisir une compétence…" : "Aucun collègue disponible"
+      ]));
+      skills.forEach(function (k) {
+        var note = !k.online ? " — personne de disponible" : !k.free ? " — tous occupés (file d'attente)" : "";
+        compSelect.appendChild(el("option", { value: k.name, disabled: !k.online }, [k.name + note]));
+      });
+      compSelect.disabled = !reachable;
+      if (keepOp && others.some(function (o) { return o.login === keepOp; })) opSelect.value = keepOp;
+      if (keepComp && skills.some(function (k) { return k.name === keepComp && k.online; })) compSelect.value = keepComp;
+    }
     renderTransferButton();
   }
 
@@ -1401,17 +1443,14 @@
 
   function takeDialog(id, button) {
     if (button) { button.classList.add("is-busy"); button.setAttribute("aria-busy", "true"); }
-    S.takes[id] = true;
     request({ action: "take", dialog: id }).then(function (reply) {
+      // The "dialog" push for it comes with "sound": false (it may arrive before or after this reply).
       var card = reply.dialog;
       if (card && !findDialog(card.id)) S.dialogs.push(card);
       S.queue = S.queue.filter(function (d) { return d.id !== id; });
-      // The "dialog" push that follows is the one I asked for: no chime for it.
-      setTimeout(function () { delete S.takes[id]; }, 5000);
       renderAll();
       openDialog(id);
     }, function (error) {
-      delete S.takes[id];
       if (button) { button.classList.remove("is-busy"); button.removeAttribute("aria-busy"); }
       showError(error);
     });
@@ -1972,7 +2011,7 @@
         renderHeader();
         renderComposerMode();
       } else if (!isMine(S.open.id)) {
-        toast("info", "Visiteur pris en charge", "Ce visiteur n'est plus dans la file d'attente.");
+        toast("info", "Plus dans la file d'attente", "Ce visiteur n'attend plus : un collègue l'a pris, ou il est parti.");
         closeConversation();
       }
     }
