@@ -17,6 +17,11 @@ servlet_api = [
     path("", include("livechat.api.urls")),
 ]
 
+# The back office is the product's, not "Django administration".
+admin.site.site_header = "Bot platform · Back office"
+admin.site.site_title = "Back office"
+admin.site.index_title = "Bots, knowledge, dialogs and live chat"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("servlet/authentication.html", authentication_page, name="authentication-page"),

@@ -16,7 +16,7 @@ from .presence import is_online
 @admin.register(Operator)
 class OperatorAdmin(AccountScopedAdmin):
     edit_action = "livechat.supervise"
-    list_display = ["name", "login", "presence", "active_dialogs", "max_dialogs", "competency_list", "last_seen_at"]
+    list_display = ["name", "login", "presence", "load", "competency_list"]
     list_filter = ["status", "competencies"]
     search_fields = ["display_name", "user__username", "user__first_name"]
     fields = [
@@ -37,6 +37,9 @@ class OperatorAdmin(AccountScopedAdmin):
     def has_add_permission(self, request):
         return False  # a profile is made when the operator first opens the console (or by the API)
 
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser or may(request, self.edit_action)
+
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
 
@@ -54,6 +57,10 @@ class OperatorAdmin(AccountScopedAdmin):
         shown = operator.status if is_online(operator) else Operator.Status.OFFLINE
         colours = {"available": "#16a34a", "busy": "#d97706", "away": "#6b7280", "offline": "#9ca3af"}
         return format_html('<span style="color:{}">●</span> {}', colours[shown], Operator.Status(shown).label)
+
+    @admin.display(description="Dialogs held")
+    def load(self, operator):
+        return f"{operator.active_dialogs} / {operator.max_dialogs}"
 
     @admin.display(description="Competencies")
     def competency_list(self, operator):
@@ -88,18 +95,7 @@ class LivechatSettingsAdmin(BotScopedAdmin):
 class LivechatRequestAdmin(MadeElsewhere, AccountScopedAdmin):
     """Every handover: the queue and the operators' work, for reading (the console does the work)."""
 
-    list_display = [
-        "created_at",
-        "bot",
-        "status",
-        "operator",
-        "competency",
-        "waited",
-        "duration",
-        "end_reason",
-        "transfers",
-        "dialog_link",
-    ]
+    list_display = ["created_at", "status", "operator", "waited", "duration", "end_reason", "dialog_link"]
     list_filter = ["status", "end_reason", "bot", "competency"]
     date_hierarchy = "created_at"
     list_select_related = ["bot", "operator__user", "competency", "dialog"]
@@ -153,3 +149,6 @@ class CallbackAdmin(AccountScopedAdmin):
 
     def has_add_permission(self, request):
         return False  # asked by visitors and telephony through the Callback servlet
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser or may(request, self.edit_action)

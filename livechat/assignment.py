@@ -93,7 +93,8 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
             now,
         )
         # In the history the chatbox replays on reload, this is where live chat started.
-        record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": operator.name})
+        line = record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": operator.name})
+        delivery.to_operator(operator.pk, {"type": "message", "dialog": request.pk, "message": panel.message(line)})
     delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": sound})
 
 
@@ -108,7 +109,8 @@ def requeue(request: LivechatRequest, now, *, event) -> None:
     request.save(update_fields=["status", "operator", "waiting_on", "waiting_since", "queue_position"])
     set_dialog_livechat(request.dialog, Dialog.Livechat.QUEUED, now)
     # A chatbox that reloads its history sees it is waiting again, not with the operator who left.
-    record(request.dialog, event.values["text"], Code.WAITING_FOR_OPERATOR, now, event=event)
+    line = record(request.dialog, event.values["text"], Code.WAITING_FOR_OPERATOR, now, event=event)
+    delivery.to_account(request.account_id, {"type": "message", "dialog": request.pk, "message": panel.message(line)})
 
 
 def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind: str, code: str = "") -> None:
@@ -163,7 +165,8 @@ def dispatch(account_id: int, now=None, *, quiet: bool = False) -> int:
     assigned = 0
     with transaction.atomic():
         for request in queue.queued(account_id).select_for_update(of=("self",)):
-            operator = queue.claim_operator(account_id, request.competency, now)
+            passed_on = [request.passed_on_by_id] if request.passed_on_by_id else []
+            operator = queue.claim_operator(account_id, request.competency, now, exclude=passed_on)
             if operator is None:
                 continue
             assign(request, operator, now, from_queue=True)
@@ -216,12 +219,13 @@ def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> N
     text = sentence(dialog, K.LIVECHAT_TRANSFERRED, operator=target.name)
     event = delivery.to_visitor(request, "notification", {"code": code, "text": text, "fromDetail": target.name}, now)
     # In the history live chat goes on from here, with the new operator.
-    record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": target.name})
+    line = record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": target.name})
     if previous is not None:
         queue.release_slot(previous.pk)
         removed = {"type": "removed", "dialog": request.pk, "to": target.name, "toKind": "operator"}
         delivery.to_operator(previous.pk, removed)
     delivery.to_operator(target.pk, {"type": "dialog", "dialog": panel.card(request), "sound": True})
+    delivery.to_operator(target.pk, {"type": "message", "dialog": request.pk, "message": panel.message(line)})
 
 
 def hand_back(operator: Operator, now, *, code: str = Code.OPERATOR_DISCONNECTED) -> int:

@@ -130,6 +130,8 @@ class LivechatRequest(models.Model):
     waiting_since = models.DateTimeField(default=timezone.now)
     warned_at = models.DateTimeField(null=True, blank=True, help_text="When the visitor was warned of the timeout.")
     transfers = models.PositiveSmallIntegerField(default=0)
+    # The operator who sent it to a competency: the queue does not hand it straight back to them.
+    passed_on_by = models.ForeignKey(Operator, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # When the operator holding it first opened it in the console (the visitor is told: OperatorConnected).
     joined_at = models.DateTimeField(null=True, blank=True)
     queue_position = models.PositiveIntegerField(null=True, blank=True, help_text="The place the visitor was told.")
@@ -137,6 +139,7 @@ class LivechatRequest(models.Model):
     last_event_ms = models.BigIntegerField(default=0)
 
     class Meta:
+        verbose_name = "live-chat handover"
         ordering = ["queued_at", "id"]
         indexes = [models.Index(fields=["account", "status", "queued_at"])]
         constraints = [

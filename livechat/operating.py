@@ -122,6 +122,8 @@ def take(operator: Operator, request_id, now=None) -> dict:
         request = find_request(operator, request_id)
         if request.status != R.QUEUED:
             raise Conflict("This dialog is not waiting in the queue any more.", code="NOT_IN_QUEUE")
+        if operator.status == Operator.Status.OFFLINE:
+            raise Conflict("You are offline: set your availability before taking a dialog.", code="OPERATOR_OFFLINE")
         if request.competency_id and not operator.competencies.filter(pk=request.competency_id).exists():
             raise Forbidden(f"This dialog needs the competency '{request.competency.name}'.", code="NOT_COMPETENT")
         if not queue.claim_slot(operator, now):
@@ -168,7 +170,8 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
                 code="NOBODY_AVAILABLE",
             )
         request.competency = competency
-        request.save(update_fields=["competency"])
+        request.passed_on_by = operator
+        request.save(update_fields=["competency", "passed_on_by"])
         target = queue.claim_operator(operator.account_id, competency, now, exclude=[operator.pk])
         if target is not None:
             assignment.transfer(request, target, now, code=Code.TRANSFERRED_MANUALLY)

@@ -67,6 +67,7 @@ def message(interaction: Interaction) -> dict:
         "user": interaction.user_input,
         "text": interaction.answer,
         "operator": (interaction.payload or {}).get("fromDetail", ""),
+        "operatorLogin": (interaction.payload or {}).get("operator", ""),
         "type": interaction.type_response,
     }
 

@@ -55,6 +55,7 @@ def set_status(operator: Operator, status: str, now=None) -> Operator:
         operator.status_changed_at = now
         if status == Operator.Status.OFFLINE:
             assignment.hand_back(operator, now)
+            operator.refresh_from_db(fields=["active_dialogs"])  # the dialogs handed back freed its slots
         delivery.to_account(operator.account_id, {"type": "operator", "operator": panel.operator_card(operator, now)})
     if status == Operator.Status.AVAILABLE:
         assignment.dispatch(operator.account_id, now)
@@ -67,6 +68,7 @@ def set_max_dialogs(operator: Operator, limit: int) -> None:
         raise InvalidField("maxDialogs", f"must be between 1 and {MAX_DIALOGS_LIMIT}")
     Operator.objects.filter(pk=operator.pk).update(max_dialogs=limit)
     operator.max_dialogs = limit
+    queue.announce_operator(operator.pk)
     if operator.has_room:
         assignment.dispatch(operator.account_id)
 

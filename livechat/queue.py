@@ -62,7 +62,7 @@ def claim_operator(account_id: int, competency: Competency | None, now=None, exc
         if claimed:
             operator.active_dialogs += 1
             operator.last_assigned_at = now
-            announce_load(operator.pk)
+            announce_operator(operator.pk)
             return operator
     return None
 
@@ -73,18 +73,18 @@ def claim_slot(operator: Operator, now=None) -> bool:
         active_dialogs=F("active_dialogs") + 1, last_assigned_at=now or timezone.now()
     )
     if claimed:
-        announce_load(operator.pk)
+        announce_operator(operator.pk)
     return bool(claimed)
 
 
 def release_slot(operator_id: int | None):
     if operator_id:
         Operator.objects.filter(pk=operator_id, active_dialogs__gt=0).update(active_dialogs=F("active_dialogs") - 1)
-        announce_load(operator_id)
+        announce_operator(operator_id)
 
 
-def announce_load(operator_id: int):
-    """Every console of the account sees the operator's new load (whom to transfer to, who is full)."""
+def announce_operator(operator_id: int):
+    """Every console of the account sees the operator as they are now: load, availability, competencies."""
     operator = Operator.objects.select_related("user").prefetch_related("competencies").get(pk=operator_id)
     delivery.to_account(operator.account_id, {"type": "operator", "operator": panel.operator_card(operator)})
 

@@ -89,6 +89,7 @@ def disconnect_dead_consoles(now) -> int:
         if gone.update(status=Operator.Status.OFFLINE, status_changed_at=now):
             operator.status = Operator.Status.OFFLINE
             assignment.hand_back(operator, now)
+            queue.announce_operator(operator.pk)  # the team sees them offline, even if they held nothing
             log.info("Operator %s went offline: their console stopped answering", operator.pk)
             count += 1
     return count

@@ -278,11 +278,13 @@ class CompetencyOperatorView(ProtectedView):
     def put(self, request, name, login):
         operator, competency = self._find(request, name, login)
         operator.competencies.add(competency)
+        queue.announce_operator(operator.pk)
         return plain_json(presence.card(operator, timezone.now()))
 
     def delete(self, request, name, login):
         operator, competency = self._find(request, name, login)
         operator.competencies.remove(competency)
+        queue.announce_operator(operator.pk)
         return plain_json(presence.card(operator, timezone.now()))
 
     def _find(self, request, name, login):

@@ -287,3 +287,29 @@ def test_the_visitor_learns_when_the_operator_opens_the_dialog(live):
     visitor.poll_all()
     operating.open_dialog(other, request.pk)
     assert visitor.poll()["fromDetail"] == other.name
+
+
+def test_a_dialog_sent_to_a_competency_is_not_handed_straight_back(team, live):
+    visitor, request, operator, other = live
+    operator.competencies.add(team.loans)  # the sender has the competency too, with room
+    Operator.objects.filter(pk=team.sam.pk).update(status="available", max_dialogs=1, active_dialogs=1)
+    operating.transfer(operator, request.pk, to_competency="Crédits")
+    from livechat.assignment import dispatch
+
+    dispatch(team.account.pk)
+    request.refresh_from_db()
+    assert (request.status, request.operator_id) == (R.QUEUED, None)
+
+
+def test_an_offline_operator_cannot_take_from_the_queue(team, new_visitor):
+    Operator.objects.filter(pk=team.marc.pk).update(status="busy")
+    Operator.objects.filter(pk=team.lea.pk).update(max_dialogs=1)
+    new_visitor().ask_for_human()
+    waiting = new_visitor()
+    waiting.ask_for_human()
+    Operator.objects.filter(pk=team.sam.pk).update(status="offline")
+    team.sam.refresh_from_db()
+    with pytest.raises(ServletError) as refused:
+        operating.take(team.sam, waiting.live_request().pk)
+    assert refused.value.code == "OPERATOR_OFFLINE"
+    assert waiting.live_request().status == R.QUEUED
