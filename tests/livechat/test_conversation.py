@@ -290,7 +290,7 @@ def test_the_visitor_learns_when_the_operator_opens_the_dialog(live):
 
 
 def test_a_dialog_sent_to_a_competency_is_not_handed_straight_back(team, live):
-    visitor, request, operator, other = live
+    _visitor, request, operator, _other = live
     operator.competencies.add(team.loans)  # the sender has the competency too, with room
     Operator.objects.filter(pk=team.sam.pk).update(status="available", max_dialogs=1, active_dialogs=1)
     operating.transfer(operator, request.pk, to_competency="Crédits")
