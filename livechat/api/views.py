@@ -6,7 +6,8 @@ import json
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
 
 from accounts.api.views import ProtectedView
 from accounts.models import Membership
@@ -24,9 +25,59 @@ from ..models import LivechatRequest, Operator
 
 CHAT = ["Chat"]
 JSON = {200: OpenApiTypes.OBJECT}
+# What the API console shows of each call's form (the chatbox sends these fields form-encoded).
+POLL = inline_serializer(
+    "LivechatPoll",
+    {
+        "contextUuid": serializers.CharField(),
+        "lastPoll": serializers.IntegerField(help_text="pollUpdatedInteractionDate of the last event shown (ms)"),
+        "solutionUsed": serializers.CharField(required=False, default="LIVECHAT"),
+        "format": serializers.CharField(required=False, default="JSon"),
+        "language": serializers.CharField(required=False),
+        "space": serializers.CharField(required=False),
+    },
+)
+TYPING = inline_serializer(
+    "VisitorTyping",
+    {
+        "contextId": serializers.CharField(),
+        "typing": serializers.BooleanField(required=False, default=True),
+        "content": serializers.CharField(required=False, help_text="base64 of the text being typed"),
+    },
+)
+READING = inline_serializer(
+    "VisitorReading", {"contextId": serializers.CharField(), "reading": serializers.BooleanField()}
+)
+CHAT_HTTP = inline_serializer(
+    "ChatHttpFrame", {"data": serializers.CharField(help_text='{"type": …, "parameters": {…base64 strings…}}')}
+)
+AVAILABILITY_CHANGE = inline_serializer(
+    "OperatorAvailabilityChange",
+    {
+        "status": serializers.ChoiceField(["available", "busy", "away", "offline"], required=False),
+        "maxDialogs": serializers.IntegerField(required=False, min_value=1, max_value=10),
+    },
+)
+CALLBACK_REQUEST = inline_serializer(
+    "CallbackRequest",
+    {
+        "phone": serializers.CharField(),
+        "name": serializers.CharField(required=False),
+        "preferredTime": serializers.CharField(required=False),
+        "reason": serializers.CharField(required=False),
+        "contextId": serializers.CharField(required=False),
+        "language": serializers.CharField(required=False),
+    },
+)
+CALLBACK_OUTCOME = inline_serializer("CallbackOutcome", {"outcome": serializers.CharField(required=False)})
 
 
-@extend_schema(tags=CHAT, summary="Live chat over REST: the next operator message or notification after lastPoll")
+@extend_schema(
+    tags=CHAT,
+    summary="Live chat over REST: the next operator message or notification after lastPoll",
+    request=POLL,
+    responses=JSON,
+)
 class PollView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -39,7 +90,9 @@ class PollView(ChatView):
         return envelope(event.frame_type, event.values)
 
 
-@extend_schema(tags=CHAT, summary="The visitor is typing (live chat): the operator sees it")
+@extend_schema(
+    tags=CHAT, summary="The visitor is typing (live chat): the operator sees it", request=TYPING, responses=JSON
+)
 class TypingView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -51,7 +104,9 @@ class TypingView(ChatView):
         return plain_json({})
 
 
-@extend_schema(tags=CHAT, summary="The visitor read the operator's messages (live chat)")
+@extend_schema(
+    tags=CHAT, summary="The visitor read the operator's messages (live chat)", request=READING, responses=JSON
+)
 class ReadingView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -62,7 +117,12 @@ class ReadingView(ChatView):
         return plain_json({})
 
 
-@extend_schema(tags=CHAT, summary="Is this dialog waiting in the live-chat queue? (place and estimated wait)")
+@extend_schema(
+    tags=CHAT,
+    summary="Is this dialog waiting in the live-chat queue? (place and estimated wait)",
+    request=None,
+    responses=JSON,
+)
 class ChatStatusView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
         bot = get_bot(bot_uuid)
@@ -83,6 +143,7 @@ class ChatStatusView(ChatView):
 @extend_schema(
     tags=CHAT,
     summary='The old servlet\'s chat call: one chatbox frame as ?data={"type":…,"parameters":{…}}',
+    request=CHAT_HTTP,
     responses=JSON,
 )
 class ChatHttpView(ChatView):
@@ -140,6 +201,7 @@ class OperatorsAvailabilityView(ProtectedView):
     tags=AVAILABILITY,
     summary="One operator's availability; PUT/POST `status` (available, busy, away, offline) to change it, "
     "or `maxDialogs` (1 to 10, administrators)",
+    request=AVAILABILITY_CHANGE,
     responses=JSON,
 )
 class OperatorAvailabilityView(ProtectedView):
@@ -183,6 +245,7 @@ class OperatorAvailabilityView(ProtectedView):
 @extend_schema(
     tags=AVAILABILITY,
     summary="Can this bot's visitors reach a human now? (anyone may ask: no personal data)",
+    request=None,
     responses=JSON,
 )
 class BotAvailabilityView(ChatView):
@@ -199,7 +262,8 @@ CALLBACK = ["Callback"]
 @extend_schema(
     tags=CALLBACK,
     summary="Ask to be called back (phone, name, preferredTime, reason, contextId); operators list them (GET)",
-    responses=JSON,
+    request=CALLBACK_REQUEST,
+    responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT},
 )
 class CallbacksView(ProtectedView):
     def post(self, request, bot_uuid):
@@ -232,7 +296,12 @@ class CallbacksView(ProtectedView):
         return plain_json(callbacks.listing(bot.account_id, status or None, bot=bot))
 
 
-@extend_schema(tags=CALLBACK, summary="Take a callback (you will call) or close it (with an `outcome`)", responses=JSON)
+@extend_schema(
+    tags=CALLBACK,
+    summary="Take a callback (you will call) or close it (with an `outcome`)",
+    request=CALLBACK_OUTCOME,
+    responses=JSON,
+)
 class CallbackActionView(ProtectedView):
     def post(self, request, bot_uuid, callback_id, action):
         bot = get_bot(bot_uuid)
