@@ -124,8 +124,13 @@ if REDIS_URL:
         "socket_connect_timeout": 5,
         "socket_keepalive": True,
     }
+    # Every socket of a server process receives through one Redis key, and channels_redis's capacity
+    # (100 by default) counts that key: a burst of pushes to more sockets than that was dropped.
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_CHANNEL_HOST]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_CHANNEL_HOST], "capacity": 20_000},
+        }
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
