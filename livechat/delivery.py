@@ -39,16 +39,21 @@ def frame_text(frame_type: str, values: dict) -> str:
     return json.dumps({"type": frame_type, "values": encode_values(values)}, separators=(",", ":"))
 
 
-def to_visitor(request: LivechatRequest, frame_type: str, values: dict, now=None) -> LivechatEvent:
+def to_visitor(
+    request: LivechatRequest, frame_type: str, values: dict, now=None, *, locked: bool = False
+) -> LivechatEvent:
     """Store an event for the visitor of `request`'s dialog, then push it after commit.
 
     The request row is locked while the event takes the next time of its dialog, so that the poll's
     cursor (pollUpdatedInteractionDate) is strictly increasing even with several server processes.
+    `locked`: the caller read `request` under that lock in its transaction (a message's hot path).
     """
-    with transaction.atomic():
-        last = (
-            LivechatRequest.objects.select_for_update().filter(pk=request.pk).values_list("last_event_ms", flat=True)
-        ).first() or 0
+    with transaction.atomic(savepoint=not locked):
+        if locked:
+            last = request.last_event_ms
+        else:
+            rows = LivechatRequest.objects.select_for_update().filter(pk=request.pk)
+            last = rows.values_list("last_event_ms", flat=True).first() or 0
         at_ms = max(epoch_ms(now), last + 1)
         LivechatRequest.objects.filter(pk=request.pk).update(last_event_ms=at_ms)
         request.last_event_ms = at_ms

@@ -79,7 +79,7 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
             "typeResponse": Code.OPERATOR_ANSWER,
             "operatorExternalId": operator.user.get_username(),
         }
-        event = delivery.to_visitor(request, "talkResponse", values, now)
+        event = delivery.to_visitor(request, "talkResponse", values, now, locked=True)
         payload = {"fromDetail": operator.name, "operator": operator.user.get_username()}
         interaction = assignment.record(
             request.dialog, answer, Code.OPERATOR_ANSWER, now, event=event, human=True, payload=payload
@@ -110,9 +110,8 @@ def set_typing(operator: Operator, request_id, typing: bool, now=None) -> None:
     with transaction.atomic():
         request = held_by(operator, find_request(operator, request_id))
         text = f"{operator.name} …" if typing else ""
-        delivery.to_visitor(
-            request, "notification", {"code": Code.OPERATOR_WRITING, "text": text, "fromDetail": operator.name}, now
-        )
+        values = {"code": Code.OPERATOR_WRITING, "text": text, "fromDetail": operator.name}
+        delivery.to_visitor(request, "notification", values, now, locked=True)
 
 
 def take(operator: Operator, request_id, now=None) -> dict:
