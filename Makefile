@@ -41,6 +41,7 @@ bench: install
 	$(BIN)/python bench/matching.py
 	$(BIN)/python bench/talk.py
 	$(BIN)/python bench/kb_import.py --postgres-url $(BENCH_POSTGRES_URL)
+	$(BIN)/python bench/livechat.py --postgres-url $(BENCH_POSTGRES_URL)
 
 lint: install
 	$(BIN)/ruff check .
