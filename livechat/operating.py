@@ -26,8 +26,11 @@ class Conflict(ServletError):
     status, code = 409, "CONFLICT"
 
 
-def find_request(operator: Operator, request_id, *, lock: bool = True) -> LivechatRequest:
-    """A live-chat request of the operator's account (404 otherwise: another account's is not shown)."""
+def find_request(
+    operator: Operator, request_id, *, lock: bool = True, related=("dialog__bot", "operator__user", "competency")
+) -> LivechatRequest:
+    """A live-chat request of the operator's account (404 otherwise: another account's is not shown),
+    with the rows `related` names (a message needs only its dialog: fewer joins on the hot path)."""
     try:
         pk = int(request_id)
     except (TypeError, ValueError):
@@ -35,7 +38,7 @@ def find_request(operator: Operator, request_id, *, lock: bool = True) -> Livech
     requests = LivechatRequest.objects.filter(pk=pk, account_id=operator.account_id)
     if lock:
         requests = requests.select_for_update(of=("self",))
-    request = requests.select_related("dialog__bot", "operator__user", "competency").first()
+    request = requests.select_related(*related).first()
     if request is None:
         raise NotFound(f"No live-chat dialog {pk} in your account.", code="UNKNOWN_DIALOG")
     return request
@@ -65,7 +68,7 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
         raise InvalidField("text", f"at most {MESSAGE_MAX_CHARS} characters")
     now = now or timezone.now()
     with transaction.atomic():
-        request = held_by(operator, find_request(operator, request_id))
+        request = held_by(operator, find_request(operator, request_id, related=("dialog",)))
         answer = operator_text(text)
         request.waiting_on = LivechatRequest.Waiting.VISITOR
         request.waiting_since = now
@@ -108,7 +111,7 @@ def set_typing(operator: Operator, request_id, typing: bool, now=None) -> None:
     """The visitor sees "… is typing" while the operator writes (an empty text clears it)."""
     now = now or timezone.now()
     with transaction.atomic():
-        request = held_by(operator, find_request(operator, request_id))
+        request = held_by(operator, find_request(operator, request_id, related=("dialog",)))
         text = f"{operator.name} …" if typing else ""
         values = {"code": Code.OPERATOR_WRITING, "text": text, "fromDetail": operator.name}
         delivery.to_visitor(request, "notification", values, now, locked=True)
