@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP and the chat websockets, served by daphne."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -11,6 +12,12 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs
 
 from livechat.routing import websocket_urlpatterns  # noqa: E402
 from livechat.timers import with_timers  # noqa: E402
+
+# A process holding thousands of websockets has millions of objects: Python's full collections then
+# froze it for 2-3 s every 10-25 s (bench/LIVECHAT.md). What exists after start-up is never garbage,
+# and collecting the youngest generation less often leaves far fewer objects to the full ones.
+gc.freeze()
+gc.set_threshold(50_000, 20, 10)
 
 # Each server process runs live chat's clocks (timeouts, dead consoles) once it serves a connection.
 application = with_timers(
