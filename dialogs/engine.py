@@ -96,8 +96,8 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         dialog = open_dialog(bot, request, snapshot, now)
         _apply_request(dialog, request, snapshot)
         answer = _welcome(snapshot, dialog)
-    elif dialog.livechat and livechat and text != LEAVE_QUEUE_INPUT:
-        # A human holds the dialog: the bot stays silent, the input goes to the operator.
+    elif dialog.livechat and livechat and not _special_input(text):
+        # A human holds the dialog: the bot stays silent, what the visitor writes goes to the operator.
         answer = Reply(text="", type_response=Code.VISITOR_MESSAGE, relayed=True)
     elif text == "#welcome#":
         answer = _welcome(snapshot, dialog)
@@ -161,6 +161,13 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         pushed=answer.pushed,
         server_time_ms=epoch_ms(now),
         feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
+    )
+
+
+def _special_input(text: str) -> bool:
+    """The chatbox's own inputs (#welcome#, #livechatleavequeue#, push rules…), not the visitor's words."""
+    return (text.startswith("#") and text.endswith("#") and len(text) > 1) or text.startswith(
+        ("_pushcondition_:", "_goalpage_:")
     )
 
 

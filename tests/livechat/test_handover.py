@@ -221,3 +221,12 @@ def test_asking_again_while_live_does_not_open_a_second_request(team, visitor):
     visitor.ask_for_human()
     visitor.write(ADVISOR)
     assert LivechatRequest.objects.filter(dialog__uuid=visitor.context_id).count() == 1
+
+
+def test_the_chatbox_s_own_inputs_are_not_relayed_to_the_operator(team, visitor):
+    visitor.ask_for_human()
+    welcome = visitor.talk("#welcome#", hidden=True)  # a chatbox reloading without its cached welcome
+    assert "Clara" in welcome["text"]
+    relayed = visitor.live_request().dialog.interactions.filter(type_response="LCVisitorMessage")
+    assert not relayed.exists()
+    assert visitor.live_request().status == R.ASSIGNED
