@@ -4,8 +4,6 @@ silent, visitors nobody took, and queued dialogs an operator can take now."""
 
 import asyncio
 import logging
-from datetime import timedelta
-
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
@@ -188,7 +186,3 @@ def with_timers(application):
         return await application(scope, receive, send)
 
     return app
-
-
-def stale_since(now, seconds: int):
-    return now - timedelta(seconds=seconds)
