@@ -4,6 +4,7 @@ silent, visitors nobody took, and queued dialogs an operator can take now."""
 
 import asyncio
 import logging
+
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
