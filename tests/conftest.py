@@ -69,6 +69,19 @@ class Chatbox:
         return values
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, whose PostgreSQL connection pool is closed before the database is
+    dropped (its idle connections would keep the drop from happening)."""
+    yield
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        for connection in connections.all(initialized_only=True):
+            if getattr(connection, "pool", None) is not None:
+                connection.close_pool()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_livechat_clocks():
     """Tests drive live chat's timers themselves (livechat.timers.sweep with a chosen time); a test that
