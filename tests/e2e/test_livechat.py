@@ -50,7 +50,8 @@ def open_console(page, server):
     page.fill("#id_username", OPERATOR)
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
-    expect(page).to_have_url(re.compile(r"/livechat/$"))
+    # The whole address: the login page's own ends with ?next=/livechat/ too.
+    expect(page).to_have_url(server.url("/livechat/"))
     status = page.get_by_test_id("status-select")
     expect(status).to_be_enabled()
     status.select_option("available")
