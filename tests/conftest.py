@@ -77,7 +77,10 @@ def django_db_setup(django_db_setup, django_db_blocker):
     from django.db import connections
 
     with django_db_blocker.unblock():
-        for connection in connections.all(initialized_only=True):
+        # A connection this thread still holds goes back to the pool first: closing a pool leaves the
+        # connections that are checked out open.
+        connections.close_all()
+        for connection in connections.all():
             if getattr(connection, "pool", None) is not None:
                 connection.close_pool()
 
