@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from django.db import connections
 from playwright.sync_api import expect
 
 from accounts.models import Competency
@@ -40,7 +41,14 @@ def in_thread(work):
     """Live-chat work pushes through the channel layer, which cannot run on Playwright's event-loop
     thread; the test does it from a thread of its own, as a server's worker thread would."""
     outcome = {}
-    worker = threading.Thread(target=lambda: outcome.update(value=work()))
+
+    def run():
+        try:
+            outcome["value"] = work()
+        finally:
+            connections.close_all()  # a thread's connection goes back (pooled on PostgreSQL) with it
+
+    worker = threading.Thread(target=run)
     worker.start()
     worker.join()
     return outcome.get("value")
