@@ -120,24 +120,21 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
 
 
 def ensure_demo_admin() -> tuple[str, str | None]:
-    """The demo account's administrator. Its password comes from DEMO_ADMIN_PASSWORD, else one is
-    generated once and kept in the data folder (never in the repository). Returns (login, password)."""
+    """The demo account's administrator, made once. Its first password comes from DEMO_ADMIN_PASSWORD,
+    else one is generated and kept in the data folder (never in the repository). A password that
+    exists is never changed (its owner may have changed it). Returns (login, the password if it was
+    just set, else None)."""
     User = get_user_model()
-    password_file = settings.DATA_DIR / "demo-admin-password"
-    password = os.environ.get("DEMO_ADMIN_PASSWORD", "")
-    if not password and password_file.exists():
-        password = password_file.read_text().strip()
-    if not password:
-        password = secrets.token_urlsafe(12)
-        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
-        password_file.write_text(password)
-        password_file.chmod(0o600)
     user = User.objects.filter(username=ADMIN_LOGIN).first()
+    password = None
     if user is None:
+        password = os.environ.get("DEMO_ADMIN_PASSWORD", "") or secrets.token_urlsafe(12)
+        if not os.environ.get("DEMO_ADMIN_PASSWORD"):
+            password_file = settings.DATA_DIR / "demo-admin-password"
+            settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+            password_file.write_text(password)
+            password_file.chmod(0o600)
         user = User.objects.create_superuser(ADMIN_LOGIN, "admin@example.org", password)
-    elif not user.check_password(password):
-        user.set_password(password)
-        user.save(update_fields=["password"])
     account = Account.objects.get(name="Demo")
     Membership.objects.update_or_create(user=user, defaults={"account": account, "role": Role.ADMINISTRATOR})
     return ADMIN_LOGIN, password

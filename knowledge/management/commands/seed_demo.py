@@ -1,5 +1,6 @@
 """`manage.py seed_demo`: the demo bot, its knowledge and the demo administrator (idempotent)."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from knowledge.demo.content import BOT_UUID
@@ -13,6 +14,15 @@ class Command(BaseCommand):
         parser.add_argument("--reset", action="store_true", help="Rebuild the demo bot's knowledge from scratch.")
         parser.add_argument("--quiet-urls", action="store_true", help="Do not print the URLs.")
         parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="Where the server will listen.")
+
+    @staticmethod
+    def password_hint(password: str | None) -> str:
+        """The generated password is shown once, when it is made; later runs say where it is kept."""
+        if password:
+            return f"password {password}"
+        if (settings.DATA_DIR / "demo-admin-password").exists():
+            return f"password as first printed, kept in {settings.DATA_DIR / 'demo-admin-password'}"
+        return "your password"
 
     def handle(self, *args, reset=False, quiet_urls=False, base_url="http://127.0.0.1:8000", **options):
         bot, created = seed_demo_bot(reset=reset)
@@ -28,7 +38,7 @@ class Command(BaseCommand):
                     "",
                     f"  Demo bot UUID : {BOT_UUID}",
                     f"  Demo chat     : {base}/demo/",
-                    f"  Back office   : {base}/admin/   (login {login}, password {password})",
+                    f"  Back office   : {base}/admin/   (login {login}, {self.password_hint(password)})",
                     f"  Live chat     : {base}/livechat/   (operators' console; the same login)",
                     f"  API console   : {base}/servlet/api/doc/",
                     f"  Server status : {base}/servlet/api/serverstatus",
