@@ -1,5 +1,8 @@
 """The context lifecycle: a new context on first use, one id groups a dialog, an id idle for 10
-minutes is revoked (its dialog archived), and an unknown, malformed or revoked id gives a new one."""
+minutes is revoked (its dialog archived), and an unknown, malformed or revoked id gives a new one.
+
+A talk's new dialog is stored only with its first interaction, in one transaction (`new_dialog`, then
+dialogs.engine saves both): a talk that fails half-way leaves no dialog without an interaction."""
 
 import uuid
 from datetime import timedelta
@@ -41,13 +44,24 @@ def known_dialog(bot, context_id: str | None) -> Dialog | None:
     return Dialog.objects.filter(bot=bot, uuid=parsed).first()
 
 
-def open_dialog(bot, now=None, **fields) -> Dialog:
+def new_dialog(bot, now=None, **fields) -> Dialog:
+    """A dialog not stored yet: the caller saves it in the transaction that stores its first interaction."""
     now = now or timezone.now()
-    return Dialog.objects.create(bot=bot, first_activity=now, last_activity=now, **fields)
+    return Dialog(bot=bot, first_activity=now, last_activity=now, **fields)
+
+
+def open_dialog(bot, now=None, **fields) -> Dialog:
+    """A dialog stored at once (the context call opens a context before any talk)."""
+    dialog = new_dialog(bot, now, **fields)
+    dialog.save(force_insert=True)
+    return dialog
 
 
 def archive_dialog(dialog: Dialog, now=None):
     now = now or timezone.now()
+    if dialog.pk is None:  # never stored: nothing to archive
+        dialog.archived_at = now
+        return
     Dialog.objects.filter(pk=dialog.pk, archived_at=None).update(archived_at=now)
     dialog.archived_at = now
 

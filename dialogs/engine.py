@@ -83,7 +83,8 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
     snapshot = snapshot_for(bot)
     dialog = contexts.active_dialog(bot, request.context_id, now)
     if dialog is None:
-        dialog = open_dialog(bot, request, snapshot, now)
+        # Stored below with its first interaction, in one transaction: a talk that fails leaves nothing.
+        dialog = open_dialog(bot, request, snapshot, now, store=False)
     dialog.bot = bot  # already loaded: spares a query when the bot's settings are read
     _apply_request(dialog, request, snapshot)
 
@@ -93,7 +94,7 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         if dialog.livechat and livechat:
             livechat.close(dialog, now)
         contexts.archive_dialog(dialog, now)
-        dialog = open_dialog(bot, request, snapshot, now)
+        dialog = open_dialog(bot, request, snapshot, now, store=False)
         _apply_request(dialog, request, snapshot)
         answer = _welcome(snapshot, dialog)
     elif dialog.livechat and livechat and not _special_input(text):
@@ -113,7 +114,10 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
         answer = _understand(snapshot, dialog, request, text)
 
     with transaction.atomic():
-        # Live chat's changes (queue, assignment) and the interaction are stored together.
+        # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
+        created = dialog.pk is None
+        if created:
+            dialog.save(force_insert=True)
         if answer.type_response == Code.LEAVE_QUEUE:
             answer = livechat.leave_queue(dialog, request, now)
         elif answer.escalate and livechat:
@@ -138,16 +142,18 @@ def talk(bot, request: TalkRequest) -> TalkResponse:
             )
         if answer.relayed:
             answer = livechat.relay(dialog, interaction, request, now)
-        Dialog.objects.filter(pk=dialog.pk).update(
-            last_activity=now,
-            language=dialog.language,
-            space=dialog.space,
-            variables=dialog.variables,
-            misunderstood_streak=dialog.misunderstood_streak,
-            current_node_id=dialog.current_node_id,
-            client_id=dialog.client_id,
-            qualification_mode=dialog.qualification_mode,
-        )
+        # A dialog inserted just now holds every field already (live chat updates its own).
+        if not created:
+            Dialog.objects.filter(pk=dialog.pk).update(
+                last_activity=now,
+                language=dialog.language,
+                space=dialog.space,
+                variables=dialog.variables,
+                misunderstood_streak=dialog.misunderstood_streak,
+                current_node_id=dialog.current_node_id,
+                client_id=dialog.client_id,
+                qualification_mode=dialog.qualification_mode,
+            )
     return TalkResponse(
         dialog=dialog,
         text=answer.text,
@@ -171,10 +177,11 @@ def _special_input(text: str) -> bool:
     )
 
 
-def open_dialog(bot, request: TalkRequest, snapshot: Snapshot | None = None, now=None) -> Dialog:
-    """A new dialog with what the request says of the visitor (the talk and context calls)."""
+def open_dialog(bot, request: TalkRequest, snapshot: Snapshot | None = None, now=None, *, store: bool = True) -> Dialog:
+    """A new dialog with what the request says of the visitor (the talk and context calls); with
+    store=False it is not saved yet (talk saves it with its first interaction)."""
     snapshot = snapshot or snapshot_for(bot)
-    return contexts.open_dialog(
+    return (contexts.open_dialog if store else contexts.new_dialog)(
         bot,
         now,
         client_id=request.client_id,

@@ -1,11 +1,11 @@
 """Servlet groups of the accounts app: Authentication, Account, BO users, Competencies.
 
 Answers are plain JSON (only the chat group uses the base64 envelope); errors use the one servlet
-error shape. Every protected call goes through accounts.permissions.
+error shape, and each call's schema names every status it may answer (bots/servlet/schema.py). Every
+protected call goes through accounts.permissions.
 """
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 
 from accounts import services
@@ -20,12 +20,26 @@ from accounts.permissions import (
 )
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import Forbidden, MissingField, NotFound
+from bots.servlet.schema import (
+    ARRAY,
+    OBJECT,
+    PROTECTED_ERRORS,
+    PROTECTED_RESOURCE_ERRORS,
+    plain_schema,
+    responses,
+)
 from bots.servlet.views import ServletView
 
 from .schema import ServletAuthorization
 
-JSON = {200: OpenApiTypes.OBJECT}
-CREATED = {200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT}
+JSON = {200: plain_schema(OBJECT)}
+LIST = {200: plain_schema(ARRAY)}
+CREATED = {201: plain_schema(OBJECT, "Created.")}
+# Protected calls on the account: a superuser outside every account names one (`account`), 404 if unknown.
+ACCOUNT_ERRORS = PROTECTED_RESOURCE_ERRORS
+ACCOUNT_PARAMETER = OpenApiParameter(
+    "account", str, description="A superuser outside every account names the account to act on."
+)
 CREDENTIALS = inline_serializer("Credentials", {"login": serializers.CharField(), "password": serializers.CharField()})
 NEW_USER = inline_serializer(
     "NewBackOfficeUser",
@@ -69,7 +83,7 @@ def acting_account(request, user, action: str) -> Account:
     "the token and its expiry. Send it as `Authorization: <token>` or `Authorization: Bearer <token>`. "
     "DELETE (with the token as Authorization) revokes it.",
     request=CREDENTIALS,
-    responses=JSON,
+    responses=responses(JSON, *PROTECTED_ERRORS),
 )
 class AuthenticationView(ProtectedView):
     def post(self, request):
@@ -88,7 +102,12 @@ class AuthenticationView(ProtectedView):
         response["Cache-Control"] = "no-store"
         return response
 
-    @extend_schema(summary="Revoke the token sent as Authorization (or the one in the `token` field)", request=None)
+    @extend_schema(
+        summary="Revoke the token sent as Authorization (or the one in the `token` field)",
+        request=None,
+        parameters=[OpenApiParameter("token", str, description="The token to revoke, if not the one sent.")],
+        responses=responses(JSON, *PROTECTED_RESOURCE_ERRORS),
+    )
     def delete(self, request):
         user = authenticate_request(request)
         key = self.params(request).text("token")
@@ -103,7 +122,7 @@ class AuthenticationView(ProtectedView):
     tags=["Authentication"],
     summary="Revoke a token (POST alias of DELETE /authentication)",
     request=None,
-    responses=JSON,
+    responses=responses(JSON, *PROTECTED_RESOURCE_ERRORS),
 )
 class RevokeTokenView(AuthenticationView):
     def post(self, request):
@@ -111,7 +130,9 @@ class RevokeTokenView(AuthenticationView):
 
 
 @extend_schema(
-    tags=["Account"], summary="Who the caller is: login, role, account and the bots they can access", responses=JSON
+    tags=["Account"],
+    summary="Who the caller is: login, role, account and the bots they can access",
+    responses=responses(JSON, *PROTECTED_ERRORS),
 )
 class AccountView(ProtectedView):
     def get(self, request):
@@ -122,7 +143,7 @@ class AccountView(ProtectedView):
         return plain_json({**services.user_summary(user), "bots": bots})
 
 
-@extend_schema(tags=["Account"], summary="All bots the user can access", responses=JSON)
+@extend_schema(tags=["Account"], summary="All bots the user can access", responses=responses(LIST, *PROTECTED_ERRORS))
 class AccountBotsView(ProtectedView):
     def get(self, request):
         user = authenticate_request(request)
@@ -131,8 +152,19 @@ class AccountBotsView(ProtectedView):
         return plain_json([services.bot_summary(bot) for bot in services.bots_of(user)])
 
 
-@extend_schema(
-    tags=["BO users"], summary="List the account's back-office users, or add one (administrators)", responses=JSON
+@extend_schema_view(
+    get=extend_schema(
+        tags=["BO users"],
+        summary="List the account's back-office users",
+        parameters=[ACCOUNT_PARAMETER],
+        responses=responses(LIST, *ACCOUNT_ERRORS),
+    ),
+    post=extend_schema(
+        tags=["BO users"],
+        summary="Add a back-office user (administrators): login, password, email (optional), role (default reader)",
+        request=NEW_USER,
+        responses=responses(CREATED, *ACCOUNT_ERRORS, 409),
+    ),
 )
 class BackOfficeUsersView(ProtectedView):
     def get(self, request):
@@ -141,11 +173,6 @@ class BackOfficeUsersView(ProtectedView):
         members = account.members.select_related("user", "account").order_by("user__username")
         return plain_json([services.user_summary(member.user) for member in members])
 
-    @extend_schema(
-        summary="Add a back-office user: login, password, email (optional), role (default reader)",
-        request=NEW_USER,
-        responses=CREATED,
-    )
     def post(self, request):
         user = authenticate_request(request)
         account = acting_account(request, user, "users.add")
@@ -160,7 +187,12 @@ class BackOfficeUsersView(ProtectedView):
         return plain_json(services.user_summary(created), status=201)
 
 
-@extend_schema(tags=["BO users"], summary="One back-office user of the account", responses=JSON)
+@extend_schema(
+    tags=["BO users"],
+    summary="One back-office user of the account",
+    parameters=[ACCOUNT_PARAMETER],
+    responses=responses(JSON, *ACCOUNT_ERRORS),
+)
 class BackOfficeUserView(ProtectedView):
     def get(self, request, login):
         user = authenticate_request(request)
@@ -171,11 +203,19 @@ class BackOfficeUserView(ProtectedView):
         return plain_json(services.user_summary(member.user))
 
 
-@extend_schema(
-    tags=["Competencies"],
-    summary="List the account's competencies, or add one (field `name`)",
-    request=COMPETENCY,
-    responses=CREATED,
+@extend_schema_view(
+    get=extend_schema(
+        tags=["Competencies"],
+        summary="List the account's competencies",
+        parameters=[ACCOUNT_PARAMETER],
+        responses=responses(LIST, *ACCOUNT_ERRORS),
+    ),
+    post=extend_schema(
+        tags=["Competencies"],
+        summary="Add a competency to the account (field `name`); 200 if it exists already",
+        request=COMPETENCY,
+        responses=responses({**JSON, **CREATED}, *ACCOUNT_ERRORS),
+    ),
 )
 class CompetenciesView(ProtectedView):
     def get(self, request):
@@ -189,11 +229,26 @@ class CompetenciesView(ProtectedView):
         return plain_json(services.competency_summary(competency), status=201 if created else 200)
 
 
-@extend_schema(
-    tags=["Competencies"],
-    summary="Read, add (PUT) or delete one competency of the account",
-    request=None,
-    responses=CREATED,
+@extend_schema_view(
+    get=extend_schema(
+        tags=["Competencies"],
+        summary="One competency of the account",
+        parameters=[ACCOUNT_PARAMETER],
+        responses=responses(JSON, *ACCOUNT_ERRORS),
+    ),
+    put=extend_schema(
+        tags=["Competencies"],
+        summary="Add this competency to the account (201; 200 if it exists already)",
+        request=None,
+        parameters=[ACCOUNT_PARAMETER],
+        responses=responses({**JSON, **CREATED}, *ACCOUNT_ERRORS),
+    ),
+    delete=extend_schema(
+        tags=["Competencies"],
+        summary="Delete this competency of the account",
+        parameters=[ACCOUNT_PARAMETER],
+        responses=responses(JSON, *ACCOUNT_ERRORS),
+    ),
 )
 class CompetencyView(ProtectedView):
     def get(self, request, name):

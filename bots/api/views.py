@@ -1,15 +1,16 @@
-"""Servlet groups of the bots app: Server status, Who am I, and the bot languages the chatbox asks for."""
+"""Servlet groups of the bots app: Server status, Who am I, and the bot languages the chatbox asks for.
+Each call's schema names every status it may answer (bots/servlet/schema.py)."""
 
 import json
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from accounts.api.schema import ServletAuthorization
 from accounts.permissions import authenticate_if_present, authorize
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import MissingField
+from bots.servlet.schema import ALWAYS, OBJECT, PROTECTED_ERRORS, plain_schema, responses
 from bots.servlet.views import ServletView, get_bot
 from bots.status import report
 
@@ -24,7 +25,10 @@ from . import whoami
         OpenApiParameter("pretty", bool, description="Indent the JSON."),
     ],
     request=None,
-    responses={200: OpenApiTypes.OBJECT},
+    # Bad credentials are an error only with details=true (401), as is a role without status.details (403).
+    responses=responses(
+        {200: plain_schema(OBJECT, "status, date, version; with details, the checks.")}, *PROTECTED_ERRORS
+    ),
 )
 class ServerStatusView(ServletView):
     authentication_classes = [ServletAuthorization]
@@ -55,7 +59,7 @@ class ServerStatusView(ServletView):
     tags=["Who am I"],
     summary="What the servlet received: headers (a list of {name, value}), remote address, authenticated user",
     request=None,
-    responses={200: OpenApiTypes.OBJECT},
+    responses=responses({200: plain_schema(OBJECT)}, 400, *ALWAYS),
 )
 class WhoAmIView(ServletView):
     def get(self, request):
@@ -68,8 +72,24 @@ class WhoAmIView(ServletView):
 @extend_schema(
     tags=["Account"],
     summary="Languages of a bot (the chatbox's bots/language call)",
+    parameters=[OpenApiParameter("botUUID", str, description="The bot (also botUuid, botId), unless in the path.")],
     request=None,
-    responses={200: OpenApiTypes.OBJECT},
+    responses=responses(
+        {
+            200: plain_schema(
+                {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"id": {"type": "string"}, "isAvailable": {"type": "boolean"}},
+                    },
+                }
+            )
+        },
+        400,
+        404,
+        *ALWAYS,
+    ),
 )
 class BotLanguagesView(ServletView):
     def get(self, request, bot_uuid=None):

@@ -2,10 +2,27 @@
 
 The chatbox spells the same field several ways (contextId / contextUUID / contextUuid / ctx) and
 sends empty values as the literal text "null" on some calls (client-contract.md §1.4, §6.2).
+
+Every field of every servlet call (and of every websocket frame, through the same ServletParams) is
+read here, so this is where hostile input is refused, before any view acts on it, with a 400 that
+names the field:
+- a NUL character anywhere (PostgreSQL cannot store one: the insert failed after the dialog was made);
+- a lone surrogate (a JSON body may spell one as "\\ud800"; it cannot be encoded as UTF-8, so it could
+  be neither stored nor answered);
+- JSON nested deeper than MAX_JSON_DEPTH, in the body or in a JSON field (variables, extraParameters):
+  Python's parser recurses, and 5,000 levels raised RecursionError;
+- a body that cannot be read: multipart/form-data without a boundary or otherwise broken, JSON that is
+  not an object, more fields than DATA_UPLOAD_MAX_NUMBER_FIELDS.
+The same checks apply to the URL's path segments (ServletView.initial).
 """
 
 import json
 from urllib.parse import parse_qsl
+
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
+from django.http.multipartparser import MultiPartParserError
+from django.http.request import UnreadablePostError
 
 from .errors import InvalidField, MissingField
 
@@ -13,29 +30,41 @@ CONTEXT_ID = ("contextId", "contextUUID", "contextUuid", "contextuuid", "ctx")
 ABSENT = {"null", "undefined"}
 TRUE = {"true", "1", "yes", "on"}
 FALSE = {"false", "0", "no", "off"}
+# Deep enough for any real variables object or websocket frame, shallow enough that nothing that
+# walks a value (the parser, str(), json.dumps, the JSON column) comes near the recursion limit.
+MAX_JSON_DEPTH = 32
+BODY = "body"
 
 
 class ServletParams:
     def __init__(self, data: dict[str, str]):
+        for name, value in data.items():
+            check_text(name, name)
+            check_text(name, value)
         self.data = data
 
     @classmethod
     def from_request(cls, request) -> "ServletParams":
         request = getattr(request, "_request", request)  # a DRF Request wraps Django's
-        data: dict[str, str] = {}
-        for key, value in request.GET.items():
-            data[key] = value
-        content_type = request.content_type or ""
+        try:
+            data: dict[str, str] = dict(request.GET.items())
+        except TooManyFieldsSent:
+            raise InvalidField("query", "too many fields") from None
+        content_type = (request.content_type or "").lower()
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
             if content_type.startswith("application/json"):
-                data.update(_json_fields(request.body))
+                data.update(_json_fields(_body(request)))
             elif content_type.startswith("multipart/form-data"):
-                data.update(request.POST.items())
-            elif request.body:
+                data.update(_multipart_fields(request))
+            elif body := _body(request):
                 # Parsed by hand: some chatbox calls are not percent-encoded and come without a
                 # Content-Type; parse_qsl keeps what it cannot decode instead of failing.
-                body = request.body.decode("utf-8", errors="replace")
-                data.update(parse_qsl(body, keep_blank_values=True))
+                text = body.decode("utf-8", errors="replace")
+                try:
+                    fields = parse_qsl(text, keep_blank_values=True, max_num_fields=_max_fields())
+                except ValueError:
+                    raise InvalidField(BODY, "too many fields") from None
+                data.update(fields)
         return cls(data)
 
     def raw(self, *names: str) -> str | None:
@@ -91,10 +120,7 @@ class ServletParams:
         if not value:
             return {}
         if value.startswith("{"):
-            try:
-                parsed = json.loads(value)
-            except ValueError:
-                raise InvalidField(names[0], "not a valid JSON object") from None
+            parsed = parse_json(names[0], value)
             if not isinstance(parsed, dict):
                 raise InvalidField(names[0], "not a JSON object")
             return parsed
@@ -107,21 +133,133 @@ class ServletParams:
         return {key.strip(): val.strip() for key, val in pairs}
 
 
-def _json_fields(body: bytes) -> dict[str, str]:
+def check_text(field: str, value: str) -> str:
+    """The text as is, or a 400 naming the field if it holds a NUL or a lone surrogate."""
+    if "\x00" in value:
+        raise InvalidField(field_name(field), "contains a NUL character")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidField(field_name(field), "contains a lone surrogate (not a Unicode character)") from None
+    return value
+
+
+def field_name(name: str) -> str:
+    """A field's name fit for the error answer: the name itself may be what is wrong with it."""
+    shown = name.replace("\x00", "\\x00").encode("utf-8", errors="backslashreplace").decode("utf-8")
+    return shown[:100]
+
+
+def parse_json(field: str, text: str | bytes):
+    """JSON text as Python values, every string and key checked, nested at most MAX_JSON_DEPTH deep."""
     try:
-        parsed = json.loads(body or b"{}")
+        parsed = json.loads(text)
+    except RecursionError:
+        raise InvalidField(field_name(field), f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
     except ValueError:
-        raise InvalidField("body", "not valid JSON") from None
+        raise InvalidField(field_name(field), "not valid JSON") from None
+    check_json(field, parsed)
+    return parsed
+
+
+def check_json(field: str, value) -> None:
+    """Walks a parsed JSON value without recursing (its depth is what is being checked)."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            check_text(field, item)
+        elif isinstance(item, (dict, list)):
+            if depth >= MAX_JSON_DEPTH:
+                raise InvalidField(field_name(field), f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            if isinstance(item, dict):
+                for key in item:
+                    check_text(field, key)
+                items = item.values()
+            else:
+                items = item
+            pending.extend((child, depth + 1) for child in items)
+
+
+def _max_fields() -> int | None:
+    return settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+
+
+def _body(request) -> bytes:
+    try:
+        return request.body
+    except UnreadablePostError:
+        raise InvalidField(BODY, "the request body could not be read") from None
+
+
+def _multipart_fields(request) -> dict[str, str]:
+    """The form fields of a multipart body (files are not servlet parameters)."""
+    try:
+        return dict(request.POST.items())
+    except MultiPartParserError as error:
+        # Django raises it for a missing or invalid boundary and for a body that breaks the format.
+        raise InvalidField(BODY, f"not readable as multipart/form-data ({str(error)[:100]})") from None
+    except TooManyFieldsSent:
+        raise InvalidField(BODY, "too many fields") from None
+    except UnreadablePostError:
+        raise InvalidField(BODY, "the request body could not be read") from None
+
+
+def _json_fields(body: bytes) -> dict[str, str]:
+    parsed = _json_body(body or b"{}")
     if not isinstance(parsed, dict):
-        raise InvalidField("body", "expected a JSON object")
+        raise InvalidField(BODY, "expected a JSON object")
     fields = {}
     for key, value in parsed.items():
         if isinstance(value, bool):
             fields[key] = "true" if value else "false"
         elif isinstance(value, (dict, list)):
+            check_json(key, value)
             fields[key] = json.dumps(value)
         elif value is None:
             fields[key] = "null"
         else:
             fields[key] = str(value)
     return fields
+
+
+def _json_body(body: bytes):
+    """The parsed body; a body nested too deep for the parser is blamed on the field that is."""
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise InvalidField(field_name(_deep_field(body)), f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError:
+        raise InvalidField(BODY, "not valid JSON") from None
+
+
+def _deep_field(body: bytes) -> str:
+    """The top-level key whose value nests too deep (only run on a body the parser gave up on)."""
+    text = body.decode("utf-8", errors="replace")
+    depth, key, candidate, in_string, escaped, start = 0, BODY, '""', False, False, 0
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+                if depth == 1:
+                    candidate = text[start : index + 1]
+            continue
+        if char == '"':
+            in_string, start = True, index
+        elif char == ":" and depth == 1:
+            try:
+                key = json.loads(candidate)
+            except ValueError:
+                key = BODY
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH + 1:
+                return key or BODY
+        elif char in "]}":
+            depth -= 1
+    return BODY

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from bots.models import Bot
 
 from .errors import UnknownBot
-from .params import ServletParams
+from .params import ServletParams, check_text
 
 
 class AnyAccept(BaseContentNegotiation):
@@ -29,6 +29,13 @@ class ServletView(APIView):
     permission_classes: list = []
     content_negotiation_class = AnyAccept
     renderer_classes = [JSONRenderer]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # Path segments are fields too: a NUL in /bousers/%00 reached the database as it was.
+        for name, value in kwargs.items():
+            if isinstance(value, str):
+                check_text(name, value)
 
     def params(self, request) -> ServletParams:
         if not hasattr(request, "_servlet_params"):

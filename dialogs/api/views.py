@@ -1,16 +1,32 @@
 """The Chat servlet group (servlet-api.md §4 Chat, client-contract.md §2): thin views that read the
-form, call the dialog services and answer in the envelope the chatbox decodes."""
+form, call the dialog services and answer in the envelope the chatbox decodes.
+
+Each call's schema names its fields (form, JSON or multipart body on POST, the query string on GET)
+and every answer it gives, errors included (bots/servlet/schema.py)."""
 
 import html
 import json
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
 
 from bots.servlet.envelope import b64, envelope, json_string, plain_json, script
 from bots.servlet.errors import InvalidField, MissingField, NotFound
 from bots.servlet.params import CONTEXT_ID
+from bots.servlet.schema import (
+    B64,
+    B64_OBJECT,
+    BOOLEAN,
+    EMPTY_OBJECT,
+    INTEGER,
+    OBJECT,
+    SCRIPT,
+    chat_call,
+    envelope_schema,
+    plain_schema,
+)
 from bots.servlet.views import ServletView, get_bot
 from knowledge.models import KnowledgeItem
 from knowledge.search import suggestions
@@ -24,7 +40,141 @@ from ..models import ClientError, Dialog, GdprRequest, Visit
 from ..requests import talk_request_from_params
 from ..topknowledge import top_knowledge_values
 
-CHAT = ["Chat"]
+
+def _text(help_text: str = "", required: bool = False):
+    return serializers.CharField(required=required, allow_blank=not required, help_text=help_text)
+
+
+def _flag(help_text: str = ""):
+    return serializers.BooleanField(required=False, help_text=help_text)
+
+
+CONTEXT_HELP = "The context id (also contextUUID, contextUuid, ctx)."
+VISITOR = {
+    "language": _text("Language code (fr, en…); unknown: the bot's default."),
+    "space": _text("Consultation space; unknown: the default space."),
+    "clientId": _text("The visitor's browser id (previous dialogs, GDPR)."),
+    "qualificationMode": _flag("Test dialog: unpublished knowledge, left out of analytics."),
+}
+TALK_FORM = inline_serializer(
+    "TalkForm",
+    {
+        "userInput": _text("What the visitor wrote, HTML-escaped; only the first 600 characters are used."),
+        "contextId": _text(CONTEXT_HELP + " Unknown, malformed or revoked: a new context."),
+        **VISITOR,
+        "browser": _text(),
+        "os": _text(),
+        "userUrl": _text("The page the visitor is on."),
+        "alreadyCame": _flag(),
+        "doNotRegisterInteraction": _flag("Answer without storing the exchange (#welcome# on a reload)."),
+        "enableLanguageDetection": _flag("Also disableLanguageDetection, enableLanguageDectection."),
+        "extraParameters": _text('A JSON object ({"type": "reword_auto"}) or a bare type.'),
+        "variables": _text("Context variables: a JSON object of strings, or key=value,key=value."),
+        "solutionUsed": _text("ASSISTANT, LIVECHAT…"),
+        "contextType": _text(),
+        "mode": _text("base64 of Synchron / Asynchron / polling."),
+        "competency": _text("Live chat: the operators' competency this visitor needs."),
+    },
+)
+CONTEXT_FORM = inline_serializer("ContextForm", {"contextId": _text(CONTEXT_HELP)})
+WELCOME_FORM = inline_serializer(
+    "WelcomeCallForm", {"contextId": _text(CONTEXT_HELP), **VISITOR, "variables": _text("A JSON object.")}
+)
+HISTORY_FORM = inline_serializer("HistoryForm", {"contextId": _text(CONTEXT_HELP + " Or `dialog`.", required=True)})
+TOP_FORM = inline_serializer(
+    "TopKnowledgeForm",
+    {
+        **VISITOR,
+        "period": _text("Last24Hours, Last7Days, Last30Days (default), Last365Days, Always…"),
+        "maxKnowledge": serializers.IntegerField(required=False, min_value=1, help_text="1 to 100 (default 3)."),
+        "tagID": _text("A tag's id or name (also tagId, tag)."),
+        "includeTagChildren": _flag(),
+    },
+)
+SEARCH_FORM = inline_serializer(
+    "SearchForm",
+    {
+        "search": _text("What the visitor has typed so far.", required=True),
+        "language": VISITOR["language"],
+        "space": VISITOR["space"],
+        "limit": serializers.IntegerField(required=False, min_value=1, help_text="1 to 50 (default 10)."),
+        "onlyShowRewordables": _flag("Default true."),
+    },
+)
+FEEDBACK_FORM = inline_serializer(
+    "FeedbackForm",
+    {
+        "contextId": _text(CONTEXT_HELP, required=True),
+        "feedBack": serializers.ChoiceField(["positive", "negative", "withoutAnswer"], help_text="Also feedback."),
+    },
+)
+COMMENT_FORM = inline_serializer(
+    "FeedbackCommentForm", {"contextId": _text(CONTEXT_HELP, required=True), "comment": _text(required=True)}
+)
+REASON_FORM = inline_serializer(
+    "InsatisfactionForm",
+    {
+        "contextId": _text(CONTEXT_HELP, required=True),
+        "choiceKey": serializers.IntegerField(min_value=0, max_value=2),
+    },
+)
+NEW_CONTEXT_FORM = inline_serializer(
+    "NewContextForm",
+    {
+        **{name: field for name, field in TALK_FORM.fields.items() if name not in ("userInput", "contextId")},
+        "pureLiveChat": _flag(),
+    },
+)
+PREVIOUS_FORM = inline_serializer("PreviousDialogsForm", {"clientId": _text(required=True)})
+CLIENT_ERROR_FORM = inline_serializer(
+    "ClientErrorForm",
+    {
+        "error": _text(required=True),
+        "message": _text(required=True),
+        "contextId": _text(CONTEXT_HELP),
+        "solutionUsed": _text(),
+        "stackTrace": _text(),
+        "jsCreation": _text(),
+        "browser": _text(),
+        "os": _text(),
+        "userUrl": _text(),
+    },
+)
+VARIABLE_FORM = inline_serializer(
+    "VariableForm",
+    {
+        "contextId": _text(CONTEXT_HELP, required=True),
+        "name": _text(required=True),
+        "value": _text("Empty: the variable is deleted."),
+    },
+)
+GDPR_FORM = inline_serializer(
+    "GdprForm",
+    {
+        "clientId": _text(required=True),
+        "object": serializers.ChoiceField(["Get", "Delete"]),
+        "mail": serializers.EmailField(required=False, help_text="Also email."),
+        "language": VISITOR["language"],
+    },
+)
+
+TALK_VALUES = {
+    "knowledgeId": INTEGER,
+    "actionId": INTEGER,
+    "typeResponse": B64,
+    "contextId": B64,
+    "serverTime": INTEGER,
+    "language": B64,
+    "botId": B64,
+    "text": B64,
+    "hasProfilePicture": BOOLEAN,
+    "startLivechat": BOOLEAN,
+    "keepPopinMinimized": BOOLEAN,
+    "human": BOOLEAN,
+    "askFeedback": BOOLEAN,
+    "feedbackWording": B64_OBJECT,
+}
+FEEDBACK_ANSWER = {200: envelope_schema("feedbackResponse", {"interactionId": INTEGER}, required=("interactionId",))}
 
 
 class ChatView(ServletView):
@@ -45,7 +195,11 @@ class ChatView(ServletView):
         return dialog
 
 
-@extend_schema(tags=CHAT, summary="Talk: send the user's input, get the bot's answer (talkResponse)")
+@chat_call(
+    "Talk: send the user's input, get the bot's answer (talkResponse)",
+    form=TALK_FORM,
+    ok={200: envelope_schema("talkResponse", TALK_VALUES, required=("contextId", "typeResponse", "text"))},
+)
 class TalkView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
         bot = get_bot(bot_uuid)
@@ -53,7 +207,7 @@ class TalkView(ChatView):
         return envelope("talkResponse", answer.values(bot))
 
 
-@extend_schema(tags=CHAT, summary="Store a user visit")
+@chat_call("Store a user visit", form=WELCOME_FORM, ok={(200, "application/javascript"): SCRIPT})
 class WelcomeCallView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -69,7 +223,16 @@ class WelcomeCallView(ChatView):
         return script("/*logged*/")
 
 
-@extend_schema(tags=CHAT, summary="Push rules of the bot's event-triggered knowledge")
+@chat_call(
+    "Push rules of the bot's event-triggered knowledge",
+    ok={
+        200: plain_schema(
+            {"type": "object", "properties": {"values": B64}},
+            "{} without rules; else `values`: base64 of the JSON array of rules {kId, conditions}.",
+        )
+    },
+    errors=(404, 413),
+)
 class PushRulesView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -86,7 +249,11 @@ class PushRulesView(ChatView):
         return plain_json({"values": b64(json_string(rules))})
 
 
-@extend_schema(tags=CHAT, summary="Is this context id still usable?")
+@chat_call(
+    "Is this context id still usable?",
+    form=CONTEXT_FORM,
+    ok={200: envelope_schema("availableContextResponse", {"isContextStillAvailable": BOOLEAN})},
+)
 class AvailableContextView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
         bot = get_bot(bot_uuid)
@@ -95,7 +262,22 @@ class AvailableContextView(ChatView):
         return envelope("availableContextResponse", {"isContextStillAvailable": available})
 
 
-@extend_schema(tags=CHAT, summary="Dialog history (JSON values.interactions)")
+@chat_call(
+    "Dialog history (JSON values.interactions)",
+    form=HISTORY_FORM,
+    ok={
+        200: envelope_schema(
+            "historyResponse",
+            {
+                "interactions": {"type": "array", "items": OBJECT},
+                "contextId": B64,
+                "botUUID": B64,
+                "serverTime": INTEGER,
+            },
+            required=("interactions",),
+        )
+    },
+)
 class HistoryView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -113,7 +295,20 @@ class HistoryView(ChatView):
         return envelope("historyResponse", values)
 
 
-@extend_schema(tags=CHAT, summary="Top used knowledge over a period")
+@chat_call(
+    "Top used knowledge over a period",
+    form=TOP_FORM,
+    ok={
+        200: envelope_schema(
+            "topKnowledgeResponse",
+            {
+                "knowledgeArticles": {**B64, "description": "base64 of a JSON array of articles"},
+                "serverTime": INTEGER,
+                "tagName": B64,
+            },
+        )
+    },
+)
 class TopKnowledgeView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -121,7 +316,26 @@ class TopKnowledgeView(ChatView):
         return envelope("topKnowledgeResponse", values)
 
 
-@extend_schema(tags=CHAT, summary="Suggestions while the user types")
+@chat_call(
+    "Suggestions while the user types",
+    form=SEARCH_FORM,
+    ok={
+        200: plain_schema(
+            {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "rootConditionReword": {"type": "string"},
+                        "knowledgeId": INTEGER,
+                        "formulationId": INTEGER,
+                    },
+                },
+            },
+            "The matching formulations, plain text (no base64).",
+        )
+    },
+)
 class SearchView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -139,7 +353,7 @@ class SearchView(ChatView):
         return plain_json(found)
 
 
-@extend_schema(tags=CHAT, summary="Satisfaction vote on the last answer")
+@chat_call("Satisfaction vote on the last answer", form=FEEDBACK_FORM, ok=FEEDBACK_ANSWER)
 class FeedbackView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -149,7 +363,7 @@ class FeedbackView(ChatView):
         return envelope("feedbackResponse", {"interactionId": interaction.pk})
 
 
-@extend_schema(tags=CHAT, summary="Comment on the last rated answer")
+@chat_call("Comment on the last rated answer", form=COMMENT_FORM, ok=FEEDBACK_ANSWER)
 class FeedbackCommentView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -158,7 +372,7 @@ class FeedbackCommentView(ChatView):
         return envelope("feedbackResponse", {"interactionId": interaction.pk})
 
 
-@extend_schema(tags=CHAT, summary="Reason for dissatisfaction (choiceKey 0, 1 or 2)")
+@chat_call("Reason for dissatisfaction (choiceKey 0, 1 or 2)", form=REASON_FORM, ok=FEEDBACK_ANSWER)
 class InsatisfactionView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -170,20 +384,52 @@ class InsatisfactionView(ChatView):
         return envelope("feedbackResponse", {"interactionId": interaction.pk})
 
 
-@extend_schema(tags=CHAT, summary="Open a new context and return its id")
+@chat_call(
+    "Open a new context and return its id (as a script if Accept asks for javascript)",
+    form=NEW_CONTEXT_FORM,
+    ok={
+        (200, "application/json"): envelope_schema("contextResponse", {"contextId": B64}, required=("contextId",)),
+        (200, "application/javascript"): SCRIPT,
+    },
+)
 class ContextView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
         params = self.params(request)
-        dialog = open_dialog(bot, talk_request_from_params(params))
-        params.boolean("pureLiveChat")  # validated like every boolean
+        # Every field is read (and validated) before the dialog is created: a refusal stores nothing.
+        wanted = talk_request_from_params(params)
+        params.boolean("pureLiveChat")
+        dialog = open_dialog(bot, wanted)
         # servlet-api.md answers script text; the chatbox's own code expects JSON: Accept decides.
         if "javascript" in request.headers.get("Accept", ""):
             return script(f"console.log({json.dumps(str(dialog.uuid))});")
         return envelope("contextResponse", {"contextId": str(dialog.uuid)})
 
 
-@extend_schema(tags=CHAT, summary="Previous dialogs of a user (clientId)")
+@chat_call(
+    "Previous dialogs of a user (clientId)",
+    form=PREVIOUS_FORM,
+    ok={
+        200: envelope_schema(
+            "getPreviousDialogsResponse",
+            {
+                "previousDialogs": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "contextId": B64,
+                            "firstActivity": INTEGER,
+                            "lastActivity": INTEGER,
+                            "language": B64,
+                            "active": BOOLEAN,
+                        },
+                    },
+                }
+            },
+        )
+    },
+)
 class PreviousDialogsView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -202,7 +448,7 @@ class PreviousDialogsView(ChatView):
         return envelope("getPreviousDialogsResponse", {"previousDialogs": previous})
 
 
-@extend_schema(tags=CHAT, summary="Report a client error")
+@chat_call("Report a client error", form=CLIENT_ERROR_FORM, ok={200: plain_schema(EMPTY_OBJECT)})
 class ClientErrorView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -222,7 +468,11 @@ class ClientErrorView(ChatView):
         return plain_json({})
 
 
-@extend_schema(tags=CHAT, summary="Set (or, with an empty value, delete) a context variable")
+@chat_call(
+    "Set (or, with an empty value, delete) a context variable",
+    form=VARIABLE_FORM,
+    ok={200: envelope_schema("variableResponse", {"name": B64, "value": B64})},
+)
 class VariableView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -239,7 +489,7 @@ class VariableView(ChatView):
         return envelope("variableResponse", {"name": name, "value": variables.get(name, "")})
 
 
-@extend_schema(tags=CHAT, summary="Save a GDPR request (Get or Delete)")
+@chat_call("Save a GDPR request (Get or Delete)", form=GDPR_FORM, ok={200: plain_schema(EMPTY_OBJECT)})
 class GdprView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)

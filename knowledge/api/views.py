@@ -3,7 +3,8 @@ bot data: knowledge base and preferences) and Matching groups. Thin views: check
 path, call knowledge.exchange, answer JSON (or stream the file).
 
 Every call needs a token (accounts.permissions): 401 without valid credentials, 404 for an unknown
-bot, 403 for a bot of another account or a role that may not, 400 for a bad path segment.
+bot, 403 for a bot of another account or a role that may not, 400 for a bad path segment; each call's
+schema names every status it may answer (bots/servlet/schema.py).
 """
 
 import re
@@ -20,6 +21,7 @@ from accounts.permissions import authenticate_request, authorize
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import TooManyRequests
 from bots.servlet.params import ServletParams
+from bots.servlet.schema import OBJECT, PROTECTED_RESOURCE_ERRORS, plain_schema, responses
 from bots.servlet.views import ServletView, get_bot
 
 from .. import exchange
@@ -45,7 +47,12 @@ EXCLUDE_GALLERY = OpenApiParameter(
     OpenApiParameter.PATH,
     description="excludeGalleryContent: true leaves the image gallery out.",
 )
-FILE_RESPONSE = OpenApiResponse(description="The XML file, as a download.")
+FILE_RESPONSE = OpenApiResponse({"type": "string", "format": "binary"}, description="The XML file, as a download.")
+REPORT = {200: plain_schema(OBJECT, "What was done: counts per kind, duration.")}
+# An export runs one at a time per user (429 EXPORT_RUNNING); password checks may answer 429 too.
+EXPORT_ANSWERS = responses({(200, "application/xml"): FILE_RESPONSE}, *PROTECTED_RESOURCE_ERRORS)
+# A file that is not valid is a 400 with its line and column; one that drops what is still used, 409.
+IMPORT_ANSWERS = responses(REPORT, *PROTECTED_RESOURCE_ERRORS, 409)
 
 
 def permitted_bot(request, bot_uuid, action: str):
@@ -122,7 +129,7 @@ def exclusive_export(user, chunks):
     tags=KNOWLEDGE_BASE,
     summary="Export the bot's knowledge base as an XML file",
     parameters=[EXCLUDE_GALLERY],
-    responses={(200, "application/xml"): FILE_RESPONSE},
+    responses=EXPORT_ANSWERS,
 )
 class KnowledgeBaseExportView(ServletView):
     def get(self, request, bot_uuid, exclude_gallery=None):
@@ -136,6 +143,7 @@ class KnowledgeBaseExportView(ServletView):
     tags=KNOWLEDGE_BASE,
     summary="Import an XML file as the bot's knowledge base (replaces it in one transaction)",
     request=UPLOAD,
+    responses=IMPORT_ANSWERS,
 )
 class KnowledgeBaseImportView(ServletView):
     def post(self, request, bot_uuid):
@@ -149,6 +157,7 @@ class KnowledgeBaseImportView(ServletView):
     tags=KNOWLEDGE_BASE,
     summary="Delete the bot's knowledge base (and its gallery unless excluded)",
     parameters=[EXCLUDE_GALLERY],
+    responses=responses({200: plain_schema(OBJECT, "What was deleted, per kind.")}, *PROTECTED_RESOURCE_ERRORS, 409),
 )
 class KnowledgeBaseDeleteView(ServletView):
     def delete(self, request, bot_uuid, exclude_gallery=None):
@@ -160,7 +169,7 @@ class KnowledgeBaseDeleteView(ServletView):
 @extend_schema(
     tags=TRANSFER,
     summary="Export the bot's image gallery as an XML file",
-    responses={(200, "application/xml"): FILE_RESPONSE},
+    responses=EXPORT_ANSWERS,
 )
 class GalleryExportView(ServletView):
     def get(self, request, bot_uuid):
@@ -169,7 +178,12 @@ class GalleryExportView(ServletView):
         return file_response(request, chunks, download_name(bot, "gallery"))
 
 
-@extend_schema(tags=TRANSFER, summary="Import a gallery file as the bot's image gallery", request=UPLOAD)
+@extend_schema(
+    tags=TRANSFER,
+    summary="Import a gallery file as the bot's image gallery",
+    request=UPLOAD,
+    responses=IMPORT_ANSWERS,
+)
 class GalleryImportView(ServletView):
     def post(self, request, bot_uuid):
         bot, _ = permitted_bot(request, bot_uuid, "knowledge.edit")
@@ -182,7 +196,7 @@ class GalleryImportView(ServletView):
     tags=TRANSFER,
     summary="Export the bot's data (knowledge base and preferences) as an XML file",
     parameters=[EXCLUDE_GALLERY],
-    responses={(200, "application/xml"): FILE_RESPONSE},
+    responses=EXPORT_ANSWERS,
 )
 class BotDataExportView(ServletView):
     def get(self, request, bot_uuid, exclude_gallery=None):
@@ -197,6 +211,7 @@ class BotDataExportView(ServletView):
     tags=TRANSFER,
     summary="Import bot data (knowledge base and preferences) into this bot, in one transaction",
     request=UPLOAD,
+    responses=IMPORT_ANSWERS,
 )
 class BotDataImportView(ServletView):
     def post(self, request, bot_uuid):
@@ -207,7 +222,21 @@ class BotDataImportView(ServletView):
         return plain_json(report.as_json())
 
 
-@extend_schema(tags=MATCHING_GROUPS, summary="All matching (formulation) groups of the bot")
+@extend_schema(
+    tags=MATCHING_GROUPS,
+    summary="All matching (formulation) groups of the bot",
+    responses=responses(
+        {
+            200: plain_schema(
+                {
+                    "type": "object",
+                    "properties": {"botUUID": {"type": "string"}, "matchingGroups": {"type": "array", "items": OBJECT}},
+                }
+            )
+        },
+        *PROTECTED_RESOURCE_ERRORS,
+    ),
+)
 class MatchingGroupsView(ServletView):
     def get(self, request, bot_uuid):
         bot, _ = permitted_bot(request, bot_uuid, "knowledge.read")

@@ -1,12 +1,13 @@
 """Live chat's servlet calls: the chatbox's side of the Chat group (poll, typing, reading, queue
-status, the old servlet's chatHttp) and the Operators availability and Callback groups."""
+status, the old servlet's chatHttp) and the Operators availability and Callback groups.
+
+Each call's schema names its fields and every answer it gives, errors included (bots/servlet/schema.py)."""
 
 import json
 
 from django.http import HttpResponse
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 
 from accounts.api.views import ProtectedView
@@ -14,6 +15,18 @@ from accounts.models import Membership
 from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
 from bots.servlet.envelope import b64_decode, envelope, plain_json
 from bots.servlet.errors import Forbidden, InvalidField, MissingField, NotFound
+from bots.servlet.schema import (
+    BOOLEAN,
+    CHAT_ERRORS,
+    EMPTY_OBJECT,
+    INTEGER,
+    OBJECT,
+    PROTECTED_RESOURCE_ERRORS,
+    chat_call,
+    envelope_schema,
+    plain_schema,
+    responses,
+)
 from bots.servlet.views import get_bot
 from dialogs import contexts
 from dialogs.api.views import ChatView
@@ -24,7 +37,15 @@ from ..handover import visitor_reading, visitor_typing
 from ..models import LivechatRequest, Operator
 
 CHAT = ["Chat"]
-JSON = {200: OpenApiTypes.OBJECT}
+RECEIVED = {200: plain_schema(EMPTY_OBJECT)}
+# A live-chat event as the chatbox reads it: {"type", "values"} (values' strings in base64), or {} if none.
+EVENT = {
+    "type": "object",
+    "properties": {"type": {"type": "string"}, "values": OBJECT},
+    "description": "{} when nothing is new; else the event's chat envelope (strings of values in base64).",
+}
+CARD = plain_schema(OBJECT, "The operator's card: status, dialogs held and room, competencies.")
+OPERATOR_ERRORS = (*PROTECTED_RESOURCE_ERRORS, 409)
 # What the API console shows of each call's form (the chatbox sends these fields form-encoded).
 POLL = inline_serializer(
     "LivechatPoll",
@@ -70,13 +91,15 @@ CALLBACK_REQUEST = inline_serializer(
     },
 )
 CALLBACK_OUTCOME = inline_serializer("CallbackOutcome", {"outcome": serializers.CharField(required=False)})
+CONTEXT_FORM = inline_serializer(
+    "LivechatContextForm", {"contextId": serializers.CharField(required=False, help_text="Also contextUuid, ctx.")}
+)
 
 
-@extend_schema(
-    tags=CHAT,
-    summary="Live chat over REST: the next operator message or notification after lastPoll",
-    request=POLL,
-    responses=JSON,
+@chat_call(
+    "Live chat over REST: the next operator message or notification after lastPoll",
+    form=POLL,
+    ok={200: plain_schema(EVENT)},
 )
 class PollView(ChatView):
     def post(self, request, bot_uuid):
@@ -90,9 +113,7 @@ class PollView(ChatView):
         return envelope(event.frame_type, event.values)
 
 
-@extend_schema(
-    tags=CHAT, summary="The visitor is typing (live chat): the operator sees it", request=TYPING, responses=JSON
-)
+@chat_call("The visitor is typing (live chat): the operator sees it", form=TYPING, ok=RECEIVED)
 class TypingView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -104,9 +125,7 @@ class TypingView(ChatView):
         return plain_json({})
 
 
-@extend_schema(
-    tags=CHAT, summary="The visitor read the operator's messages (live chat)", request=READING, responses=JSON
-)
+@chat_call("The visitor read the operator's messages (live chat)", form=READING, ok=RECEIVED)
 class ReadingView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
@@ -117,11 +136,16 @@ class ReadingView(ChatView):
         return plain_json({})
 
 
-@extend_schema(
-    tags=CHAT,
-    summary="Is this dialog waiting in the live-chat queue? (place and estimated wait)",
-    request=None,
-    responses=JSON,
+@chat_call(
+    "Is this dialog waiting in the live-chat queue? (place and estimated wait)",
+    form=CONTEXT_FORM,
+    ok={
+        200: envelope_schema(
+            "waitingQueueStatusResponse",
+            {"waitingQueueStatusResponse": BOOLEAN, "queuePosition": INTEGER, "estimatedWaitingDuration": INTEGER},
+            required=("waitingQueueStatusResponse",),
+        )
+    },
 )
 class ChatStatusView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
@@ -140,11 +164,10 @@ class ChatStatusView(ChatView):
         return envelope("waitingQueueStatusResponse", values)
 
 
-@extend_schema(
-    tags=CHAT,
-    summary='The old servlet\'s chat call: one chatbox frame as ?data={"type":…,"parameters":{…}}',
-    request=CHAT_HTTP,
-    responses=JSON,
+@chat_call(
+    'The old servlet\'s chat call: one chatbox frame as ?data={"type":…,"parameters":{…}}',
+    form=CHAT_HTTP,
+    ok={(200, "application/json"): plain_schema(EVENT, "The first frame the chatbox's socket would get, or {}.")},
 )
 class ChatHttpView(ChatView):
     def post(self, request):
@@ -177,7 +200,14 @@ def _operators_of(user):
 @extend_schema(
     tags=AVAILABILITY,
     summary="The account's operators: availability, dialogs held, competencies (filter: competency, available)",
-    responses=JSON,
+    parameters=[
+        OpenApiParameter("competency", str, description="Only the operators who have it."),
+        OpenApiParameter("available", bool, description="Only the available ones."),
+    ],
+    responses=responses(
+        {200: plain_schema({"type": "object", "properties": {"operators": {"type": "array"}, "byCompetency": OBJECT}})},
+        *PROTECTED_RESOURCE_ERRORS,
+    ),
 )
 class OperatorsAvailabilityView(ProtectedView):
     def get(self, request):
@@ -202,7 +232,7 @@ class OperatorsAvailabilityView(ProtectedView):
     summary="One operator's availability; PUT/POST `status` (available, busy, away, offline) to change it, "
     "or `maxDialogs` (1 to 10, administrators)",
     request=AVAILABILITY_CHANGE,
-    responses=JSON,
+    responses=responses({200: CARD}, *PROTECTED_RESOURCE_ERRORS),
 )
 class OperatorAvailabilityView(ProtectedView):
     def get(self, request, login):
@@ -242,11 +272,18 @@ class OperatorAvailabilityView(ProtectedView):
         return presence.operator_for(member.user)
 
 
-@extend_schema(
-    tags=AVAILABILITY,
-    summary="Can this bot's visitors reach a human now? (anyone may ask: no personal data)",
-    request=None,
-    responses=JSON,
+@chat_call(
+    "Can this bot's visitors reach a human now? (anyone may ask: no personal data)",
+    ok={
+        200: plain_schema(
+            {
+                "type": "object",
+                "properties": {"available": BOOLEAN, "enabled": BOOLEAN, "byCompetency": OBJECT, "queue": INTEGER},
+            }
+        )
+    },
+    errors=CHAT_ERRORS,
+    tags=("Operators availability",),
 )
 class BotAvailabilityView(ChatView):
     def post(self, request, bot_uuid):
@@ -259,11 +296,23 @@ class BotAvailabilityView(ChatView):
 CALLBACK = ["Callback"]
 
 
-@extend_schema(
-    tags=CALLBACK,
-    summary="Ask to be called back (phone, name, preferredTime, reason, contextId); operators list them (GET)",
-    request=CALLBACK_REQUEST,
-    responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT},
+@extend_schema_view(
+    post=extend_schema(
+        tags=CALLBACK,
+        summary="Ask to be called back (phone, name, preferredTime, reason, contextId): a visitor, or a "
+        "telephony integration with a token",
+        request=CALLBACK_REQUEST,
+        responses=responses({201: plain_schema(OBJECT, "The callback request, stored.")}, *PROTECTED_RESOURCE_ERRORS),
+    ),
+    get=extend_schema(
+        tags=CALLBACK,
+        summary="The bot's callbacks still to handle (operators)",
+        parameters=[OpenApiParameter("status", str, description="open, taken or closed (default: not closed).")],
+        responses=responses(
+            {200: plain_schema({"type": "array", "items": OBJECT}, "The callbacks, oldest first.")},
+            *PROTECTED_RESOURCE_ERRORS,
+        ),
+    ),
 )
 class CallbacksView(ProtectedView):
     def post(self, request, bot_uuid):
@@ -300,7 +349,8 @@ class CallbacksView(ProtectedView):
     tags=CALLBACK,
     summary="Take a callback (you will call) or close it (with an `outcome`)",
     request=CALLBACK_OUTCOME,
-    responses=JSON,
+    parameters=[OpenApiParameter("action", str, OpenApiParameter.PATH, enum=["take", "close"])],
+    responses=responses({200: plain_schema(OBJECT, "The callback.")}, *OPERATOR_ERRORS),
 )
 class CallbackActionView(ProtectedView):
     def post(self, request, bot_uuid, callback_id, action):
@@ -327,7 +377,18 @@ def _competency_of(request, user, name: str):
     return account, competency
 
 
-@extend_schema(tags=COMPETENCIES, summary="The operators who have this competency (live-chat routing)", responses=JSON)
+@extend_schema(
+    tags=COMPETENCIES,
+    summary="The operators who have this competency (live-chat routing)",
+    responses=responses(
+        {
+            200: plain_schema(
+                {"type": "object", "properties": {"competency": {"type": "string"}, "operators": {"type": "array"}}}
+            )
+        },
+        *PROTECTED_RESOURCE_ERRORS,
+    ),
+)
 class CompetencyOperatorsView(ProtectedView):
     def get(self, request, name):
         user = authenticate_request(request)
@@ -341,7 +402,7 @@ class CompetencyOperatorsView(ProtectedView):
     tags=COMPETENCIES,
     summary="Give (PUT) or take back (DELETE) a competency from a back-office user who answers visitors",
     request=None,
-    responses=JSON,
+    responses=responses({200: CARD}, *PROTECTED_RESOURCE_ERRORS),
 )
 class CompetencyOperatorView(ProtectedView):
     def put(self, request, name, login):

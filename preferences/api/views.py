@@ -2,15 +2,23 @@
 
 PUT /preferences/bot/{botUUID}/{name}/{value} answers the stored pair; a value that cannot travel in a
 path segment (a slash…) goes in the body field `value` of PUT /preferences/bot/{botUUID}/{name}.
+Each call's schema names every status it may answer (bots/servlet/schema.py).
 """
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 
 from accounts.api.views import ProtectedView, acting_account
 from accounts.permissions import authenticate_request, check_allowed
 from bots.servlet.envelope import plain_json
+from bots.servlet.schema import (
+    ALWAYS,
+    ARRAY,
+    OBJECT,
+    PROTECTED_RESOURCE_ERRORS,
+    plain_schema,
+    responses,
+)
 from bots.servlet.views import ServletView, get_bot
 
 from .. import services
@@ -18,7 +26,11 @@ from ..registry import KNOWN_KEYS
 
 BOT = ["Bot preferences"]
 ACCOUNT = ["Account preferences"]
-JSON = {200: OpenApiTypes.OBJECT}
+JSON = {200: plain_schema(OBJECT)}
+# Every preference call needs a token; the bot, the account (a superuser names it) or the preference may be unknown.
+ERRORS = PROTECTED_RESOURCE_ERRORS
+ANSWERS = responses(JSON, *ERRORS)
+NAME_FILTER = OpenApiParameter("name", str, description="Only this preference's changes.")
 VALUE = inline_serializer("PreferenceValue", {"value": serializers.CharField(max_length=4000)})
 
 
@@ -66,14 +78,14 @@ class PreferenceView(ProtectedView):
     tags=["Preferences"],
     summary="The known preference keys: type, scope, default, effect",
     request=None,
-    responses=JSON,
+    responses=responses({200: plain_schema(ARRAY)}, *ALWAYS),
 )
 class PreferenceKeysView(ServletView):
     def get(self, request):
         return plain_json([key.describe() for key in KNOWN_KEYS.values()])
 
 
-@extend_schema(tags=BOT, summary="All preferences of a bot", request=None, responses=JSON)
+@extend_schema(tags=BOT, summary="All preferences of a bot", request=None, responses=ANSWERS)
 class BotPreferencesView(PreferencesView):
     def get(self, request, bot_uuid):
         owner, _ = bot_owner(request, bot_uuid, "preferences.read")
@@ -81,7 +93,7 @@ class BotPreferencesView(PreferencesView):
 
 
 @extend_schema(
-    tags=BOT, summary="Read, set (value in the body) or delete one bot preference", request=VALUE, responses=JSON
+    tags=BOT, summary="Read, set (value in the body) or delete one bot preference", request=VALUE, responses=ANSWERS
 )
 class BotPreferenceView(PreferenceView):
     def get(self, request, bot_uuid, name):
@@ -103,7 +115,7 @@ class BotPreferenceView(PreferenceView):
     tags=BOT,
     summary="Set a bot preference: PUT /preferences/bot/{botUUID}/{name}/{value}",
     request=None,
-    responses=JSON,
+    responses=ANSWERS,
 )
 class BotPreferenceValueView(BotPreferenceView):
     http_method_names = ["put", "post", "options"]
@@ -113,7 +125,8 @@ class BotPreferenceValueView(BotPreferenceView):
     tags=BOT,
     summary="History of a bot's preference changes (who, when, from what to what)",
     request=None,
-    responses=JSON,
+    parameters=[NAME_FILTER],
+    responses=ANSWERS,
 )
 class BotPreferenceHistoryView(ProtectedView):
     def get(self, request, bot_uuid):
@@ -123,7 +136,7 @@ class BotPreferenceHistoryView(ProtectedView):
         return plain_json({**owner_fields(owner), "changes": changes})
 
 
-@extend_schema(tags=ACCOUNT, summary="All preferences of the user's account", request=None, responses=JSON)
+@extend_schema(tags=ACCOUNT, summary="All preferences of the user's account", request=None, responses=ANSWERS)
 class AccountPreferencesView(PreferencesView):
     def get(self, request):
         owner, _ = account_owner(request, "preferences.read")
@@ -134,7 +147,7 @@ class AccountPreferencesView(PreferencesView):
     tags=ACCOUNT,
     summary="Read, set (value in the body) or delete one account preference",
     request=VALUE,
-    responses=JSON,
+    responses=ANSWERS,
 )
 class AccountPreferenceView(PreferenceView):
     def get(self, request, name):
@@ -156,13 +169,19 @@ class AccountPreferenceView(PreferenceView):
     tags=ACCOUNT,
     summary="Set an account preference: PUT /preferences/account/{name}/{value}",
     request=None,
-    responses=JSON,
+    responses=ANSWERS,
 )
 class AccountPreferenceValueView(AccountPreferenceView):
     http_method_names = ["put", "post", "options"]
 
 
-@extend_schema(tags=ACCOUNT, summary="History of the account's preference changes", request=None, responses=JSON)
+@extend_schema(
+    tags=ACCOUNT,
+    summary="History of the account's preference changes",
+    request=None,
+    parameters=[NAME_FILTER],
+    responses=ANSWERS,
+)
 class AccountPreferenceHistoryView(ProtectedView):
     def get(self, request):
         owner, _ = account_owner(request, "preferences.read")
