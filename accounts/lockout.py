@@ -6,6 +6,11 @@ to 30 s) and is refused with 429 and Retry-After if it comes sooner: the client 
 thread sleeps. Past the lock threshold every password attempt is refused for LOCK_SECONDS, even a
 right one (otherwise guessing would go on at full speed). Tokens are never locked out: only password
 checks (the Authentication servlet and HTTP Basic) count and are checked here.
+
+If the shared cache is unreachable (Redis down), logins keep working and stay guarded: the counters
+fall back to this process's memory (bots/status/services.py FallbackCache, logged), so the same limits
+hold per process until the shared cache answers again. Failing open would let guessing run at full
+speed during an outage; failing closed would lock everyone out of the API.
 """
 
 import hashlib
@@ -14,15 +19,17 @@ import math
 import time
 from dataclasses import dataclass
 
-from django.core.cache import cache
-
 from bots.servlet.errors import TooManyRequests
+from bots.status.services import FallbackCache
 
 log = logging.getLogger("accounts.lockout")
 
 WINDOW_SECONDS = 15 * 60
 LOCK_SECONDS = 15 * 60
 MAX_DELAY_SECONDS = 30
+
+# The shared cache, or this process's memory while it is unreachable.
+cache = FallbackCache("the login lockout")
 
 
 @dataclass(frozen=True)

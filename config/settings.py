@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "bots.servlet.middleware.ServiceOutageMiddleware",  # database down: 503 at once, inside CORS
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -111,9 +112,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
     DATABASES["default"].setdefault("TEST", {})
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not DATABASES["default"].get(
-    "CONN_MAX_AGE"
-):
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not DATABASES["default"].get("CONN_MAX_AGE"):
     # Under ASGI every request and every websocket frame may run on a new thread: a connection pool
     # (psycopg's) spares each one opening its own connection (2-3 ms, and the server's CPU). A
     # DATABASE_URL with ?conn_max_age=N keeps Django's persistent connections instead.

@@ -6,3 +6,14 @@ from django.apps import AppConfig
 class DialogsConfig(AppConfig):
     name = "dialogs"
     verbose_name = "Dialogs"
+
+    def ready(self):
+        from bots.status import checks, volumes
+
+        from . import status
+
+        # The server status: the dialogs' store, the dialog log, analytics, and the live dialogs.
+        checks.register("dialog", status.dialog_store, needs=["database"])
+        checks.register("slogger", status.slogger, needs=["database"])
+        checks.register("analytic", status.analytic, needs=["database"])
+        volumes.register("currentDialogs", status.current_dialogs)

@@ -8,4 +8,12 @@ class KnowledgeConfig(AppConfig):
     verbose_name = "Knowledge"
 
     def ready(self):
-        from . import signals  # noqa: F401  (knowledge writes bump the bot's knowledge version)
+        from bots.status import checks
+
+        from . import (
+            signals,  # noqa: F401  (knowledge writes bump the bot's knowledge version)
+            status,
+        )
+
+        # The server status: the matcher is part of the dialog engine's check.
+        checks.register("dialog", status.matcher)

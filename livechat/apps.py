@@ -16,6 +16,8 @@ class LivechatConfig(AppConfig):
         from .handover import LivechatHandover
 
         handover.register(LivechatHandover())
+        # The server status: the transport (the channel layer) and the queue, operators and dialogs.
+        checks.register("livechat", status.transport)
+        checks.register("livechat", status.queue, needs=["database"])
         volumes.register("connectedOperators", status.connected_operators)
         volumes.register("currentLivechatDialogs", status.current_livechat_dialogs)
-        checks.extend("livechat", status.inspect)

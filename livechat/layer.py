@@ -1,6 +1,11 @@
 """What the server status needs to know of the channel layer live chat rides on: a Redis read timeout
 that would drop idle sockets (config/settings.py sets it above the layer's blocking read), and
-consumers that lost their layer recently."""
+consumers that lost their layer recently.
+
+A Redis that is down (connections refused or closed) is not remembered: the status's own round trip
+through the layer reports it while it lasts, and a failure remembered for minutes would keep live chat
+Ko long after Redis came back. What is remembered is what a round trip cannot see, such as reads that
+time out on sockets that stay idle."""
 
 import contextlib
 import time
@@ -37,10 +42,21 @@ def _redis_default_timeout():
 
 
 def record_layer_failure(error: Exception) -> None:
-    """A consumer lost its channel layer: remembered (in the shared cache) for the server status."""
+    """A consumer lost its channel layer: remembered (in the shared cache) for the server status,
+    unless Redis was simply unreachable (the status's own round trip tells that while it lasts)."""
+    if _unreachable(error):
+        return
     # The cache may be the same Redis that just failed: then the status's own round trip tells.
     with contextlib.suppress(Exception):
         cache.set(FAILURE_KEY, {"at": time.time(), "error": f"{type(error).__name__}: {str(error)[:200]}"}, 3600)
+
+
+def _unreachable(error: Exception) -> bool:
+    try:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+    except ImportError:
+        return isinstance(error, ConnectionRefusedError | ConnectionResetError)
+    return isinstance(error, RedisConnectionError | ConnectionRefusedError | ConnectionResetError)
 
 
 def recent_failure() -> dict | None:

@@ -1,11 +1,20 @@
-"""Live chat in the server status: connected operators, live dialogs, and the check of its transport
-(the channel layer) and of the waiting queue."""
+"""Live chat in the server status: its transport (the channel layer: a message sent must come back,
+and nothing must be wrong with the layer), the waiting queue, connected operators and live dialogs.
+Registered by LivechatConfig.ready under the `livechat` application and as volumes."""
 
+import asyncio
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.utils import timezone
+
+from bots.status.checks import KO, OK, Result
 
 from .layer import recent_failure, socket_timeout_problem
 from .models import LivechatRequest, Operator
 from .queue import alive_since
+
+LAYER_DOWN = "the channel layer is unreachable: live chat's websockets cannot be pushed (the REST poll still works)"
 
 
 def connected_operators() -> int:
@@ -36,10 +45,43 @@ def layer_problem(layer) -> str | None:
     return None
 
 
-def inspect(layer) -> tuple[str | None, dict]:
-    """For the server status's livechat check: what is wrong with the layer, and the queue."""
-    return layer_problem(layer), {
-        "queue": queue_report(),
-        "connectedOperators": connected_operators(),
-        "currentLivechatDialogs": current_livechat_dialogs(),
-    }
+def transport() -> Result:
+    """A message sent through the channel layer must come back, and the layer must be one on which
+    idle websockets hold."""
+    layer = get_channel_layer()
+    if layer is None:
+        return Result(KO, {"channelLayer": None}, reason="no channel layer is configured")
+    customs = {"channelLayer": "redis" if "redis" in type(layer).__module__ else "in-memory"}
+    try:
+        received = async_to_sync(_round_trip)(layer)
+    except Exception as error:
+        customs["error"] = f"{type(error).__name__}: {str(error)[:200]}"
+        return Result(KO, customs, reason=LAYER_DOWN)
+    if not received:
+        return Result(KO, customs, reason="a message sent through the channel layer did not come back")
+    problem = layer_problem(layer)
+    if problem:
+        customs["problem"] = problem
+        return Result(KO, customs, reason="live chat's channel layer drops websockets")
+    return Result(OK, customs)
+
+
+async def _round_trip(layer) -> bool:
+    # The default prefix: channels_redis pops every process-local channel of one prefix in one loop,
+    # and a probe of another prefix would wait forever while a consumer holds that loop.
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "serverstatus.probe"})
+    message = await asyncio.wait_for(layer.receive(channel), timeout=2)
+    return message.get("type") == "serverstatus.probe"
+
+
+def queue() -> Result:
+    """The waiting queue, the connected operators and the live dialogs (from the database)."""
+    return Result(
+        OK,
+        {
+            "queue": queue_report(),
+            "connectedOperators": connected_operators(),
+            "currentLivechatDialogs": current_livechat_dialogs(),
+        },
+    )

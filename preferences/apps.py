@@ -6,3 +6,11 @@ from django.apps import AppConfig
 class PreferencesConfig(AppConfig):
     name = "preferences"
     verbose_name = "Preferences"
+
+    def ready(self):
+        from bots.status import checks
+
+        from . import status
+
+        # The server status: SAML for chatboxes is a bot preference.
+        checks.register("sso", status.sso, needs=["database"])

@@ -6,6 +6,14 @@ is not configured, and a small HTTP client that logs in like a person (session c
         a, b = platform.servers
         a.url("/demo/"), b.ws_url("/servlet/chatWs")
 
+The fault tests stop and restart the services under the servers, so they run them privately: a
+PostgreSQL of their own (initdb on a free port, in a temporary folder) and a Redis of their own, never
+the machine's shared ones.
+
+    with PrivatePostgres() as postgres, Platform(tmp_path, database_url=postgres.create_database("bots"),
+                                                  redis_url=PrivateRedis(tmp_path).start().url) as platform:
+        postgres.stop(); ...; postgres.start()
+
 Data sets are made through the platform's own servlet API and management commands, never by the test
 process's ORM: the servers only see what a real deployment would.
 """
@@ -19,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -29,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 DAPHNE = str(Path(PYTHON).with_name("daphne"))
+GUNICORN = str(Path(PYTHON).with_name("gunicorn"))
 ADMIN_PASSWORD = "demo-admin-" + uuid.uuid4().hex[:12]
 BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
 
@@ -92,6 +102,93 @@ class PrivateRedis:
         if self.process is not None:
             self.process.terminate()
             self.process.wait(timeout=10)
+            self.process = None
+
+
+def postgres_binary(name: str) -> str | None:
+    """initdb, pg_ctl…: from PATH, else from Debian's versioned folder."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (folder / name).exists():
+            return str(folder / name)
+    return None
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of the test's own: initdb in a temporary folder, a free TCP port, trust auth,
+    no fsync. `stop()` and `start()` take it down and bring it back with its data, as an outage would.
+
+    PostgreSQL refuses to run as root: under root the folder is given to the `postgres` user and the
+    server runs as that user. The folder is outside pytest's own (which only root may enter)."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.folder = Path(tempfile.mkdtemp(prefix="private-postgres-"))
+        self.data = self.folder / "data"
+        self.log_path = self.folder / "server.log"
+        self.running = False
+        self._prefix: list[str] = []
+        if os.geteuid() == 0:
+            self._prefix = ["runuser", "-u", "postgres", "--"]
+            shutil.chown(self.folder, "postgres", "postgres")
+
+    @staticmethod
+    def available() -> bool:
+        if postgres_binary("initdb") is None or postgres_binary("pg_ctl") is None:
+            return False
+        if os.geteuid() == 0:
+            import pwd
+
+            try:
+                pwd.getpwnam("postgres")
+            except KeyError:
+                return False
+        return True
+
+    def _run(self, name: str, *args: str, timeout: float = 60):
+        done = subprocess.run(
+            [*self._prefix, postgres_binary(name), *args], capture_output=True, text=True, timeout=timeout
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{name} {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def start(self):
+        if not self.data.exists():
+            self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.folder}"
+            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+        )
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log_path), "-o", options, "-w", "-t", "60", "start")
+        self.running = True
+        return self
+
+    def stop(self, mode: str = "fast"):
+        """fast: clients are disconnected, as when the database is stopped; immediate: as a crash."""
+        if self.running:
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
+            self.running = False
+
+    def create_database(self, name: str) -> str:
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        try:
+            self.stop("immediate")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def scratch_database(folder: Path, name: str) -> tuple[str, callable]:
@@ -117,18 +214,31 @@ def scratch_database(folder: Path, name: str) -> tuple[str, callable]:
 
 
 class Server:
-    """One daphne process serving the platform."""
+    """One server process serving the platform: daphne (what `make run` serves); with kind="uvicorn",
+    gunicorn managing one uvicorn worker (the production layout's server; its worker is a child process);
+    with kind="wsgi", gunicorn with one sync worker on config.wsgi (plain HTTP, no websockets)."""
 
-    def __init__(self, env: dict, log: Path):
+    def __init__(self, env: dict, log: Path, kind: str = "daphne"):
         self.port = free_port()
         self.env = env
         self.log_path = log
+        self.kind = kind
         self.process = None
+
+    def command(self) -> list[str]:
+        if self.kind == "uvicorn":
+            return [
+                *(GUNICORN, "--workers", "1", "--worker-class", "uvicorn_worker.UvicornWorker"),
+                *("--bind", f"127.0.0.1:{self.port}", "config.asgi:application"),
+            ]
+        if self.kind == "wsgi":
+            return [GUNICORN, "--workers", "1", "--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
+        return [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"]
 
     def start(self):
         self.log = open(self.log_path, "wb")  # noqa: SIM115 (kept open while the server runs)
         self.process = subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+            self.command(),
             cwd=ROOT,
             env=self.env,
             stdout=self.log,
@@ -165,6 +275,16 @@ class Server:
     def output(self) -> str:
         return self.log_path.read_text(errors="replace")
 
+    def process_ids(self) -> list[int]:
+        """The server process and its descendants (gunicorn's workers), from /proc."""
+        found, pending = [], [self.process.pid]
+        while pending:
+            pid = pending.pop()
+            found.append(pid)
+            for task in Path(f"/proc/{pid}/task").glob("*/children"):
+                pending.extend(int(child) for child in task.read_text().split())
+        return found
+
 
 class Platform:
     """A scratch installation: database, optional Redis, and `processes` daphne servers sharing them."""
@@ -177,8 +297,16 @@ class Platform:
         redis: bool = False,
         grace_seconds: int = 30,
         timer_seconds: float = 1.0,
+        database_url: str | None = None,
+        redis_url: str | None = None,
+        extra_env: dict | None = None,
     ):
+        """database_url / redis_url: services of the test's own (e.g. PrivatePostgres, PrivateRedis)
+        instead of a scratch database on DATABASE_URL's server and the machine's (or a private) Redis."""
         self.folder = folder
+        self.database_url = database_url
+        self.redis_url = redis_url
+        self.extra_env = extra_env or {}
         self.processes = processes
         self.want_redis = redis
         self.grace_seconds = grace_seconds
@@ -189,9 +317,12 @@ class Platform:
 
     def __enter__(self):
         self.folder.mkdir(parents=True, exist_ok=True)
-        database_url, self._drop = scratch_database(self.folder, "livechat_it")
-        redis_url = ""
-        if self.want_redis:
+        if self.database_url:
+            database_url = self.database_url
+        else:
+            database_url, self._drop = scratch_database(self.folder, "livechat_it")
+        redis_url = self.redis_url or ""
+        if self.want_redis and not redis_url:
             redis_url = os.environ.get("REDIS_URL", "")
             if not redis_url:
                 self.redis = PrivateRedis(self.folder).start()
@@ -206,6 +337,7 @@ class Platform:
             "LIVECHAT_OPERATOR_GRACE_SECONDS": str(self.grace_seconds),
             "LOG_LEVEL": "WARNING",
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            **self.extra_env,
         }
         if redis_url:
             self.env["REDIS_URL"] = redis_url
@@ -214,6 +346,12 @@ class Platform:
         for index in range(self.processes):
             self.servers.append(Server(self.env, self.folder / f"server-{index}.log").start())
         return self
+
+    def start_server(self, kind: str = "daphne") -> Server:
+        """One more server process on the same database (stopped with the platform)."""
+        server = Server(self.env, self.folder / f"server-{len(self.servers)}-{kind}.log", kind).start()
+        self.servers.append(server)
+        return server
 
     def __exit__(self, *exc):
         for server in self.servers:

@@ -1,33 +1,208 @@
-"""One real check per application of the server status; each says what it touched in `customs`.
+"""The checks of the server status. Each app registers the checks of what it owns in its
+AppConfig.ready (as Django's system checks are registered), under one of the applications the status
+reports; bots/status never imports the apps above it.
 
-A check that raises is Ko; one slower than SLOW_MS is Warning; a check may also return Warning itself
-(e.g. SAML enabled on a bot while this server has no SAML service provider).
+    checks.register("slogger", last_interaction, needs=["database"])
+
+A check returns a Result (or a Result and extra fields for its application's entry, e.g. the servlet's
+`requests`). An application's status is the worst of its checks: a check that raises is Ko; a check
+may also return Warning or Ko itself, with a `reason`. An application slower than SLOW_MS is Warning.
+
+`needs` names the shared services a check uses ("database", "cache"): they are probed once per
+report, and when one is down the checks needing it are Ko with its reason without being run, so that
+the status answers at once during an outage instead of waiting on the database once per check.
+
+Reasons are short and public (the anonymous status names the failing checks with them); what went
+wrong in detail (error text, hosts) stays in `customs`, which only token holders read.
 """
 
+import logging
 import os
 import platform
 import resource
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import connection
 from django.urls import resolve
-from django.utils import timezone
 
+from bots import metrics
 from bots.models import DEMO_BOT_UUID
+
+from . import services
+
+log = logging.getLogger(__name__)
 
 OK, WARNING, KO, UNKNOWN = "Ok", "Warning", "Ko", "Unknown"
 SLOW_MS = 2000
 PROCESS_STARTED = time.time()
+# The applications of servlet-api.md §4, in the order they are reported.
+APPLICATIONS = ("runtime", "dialog", "slogger", "website", "servlet", "sso", "router", "livechat", "analytic")
+SERVICES = ("database", "cache")
+CHECK_FAILED = "its check failed"
 
 
 @dataclass
 class Result:
     status: str = OK
     customs: dict = field(default_factory=dict)
+    reason: str = ""  # why not Ok, for anyone: short, no error text
+
+
+@dataclass(frozen=True)
+class Check:
+    application: str
+    function: Callable
+    needs: tuple[str, ...] = ()
+
+
+_registry: dict[str, list[Check]] = {}
+
+
+def register(application: str, function: Callable, *, needs=()) -> Callable:
+    """Add a check to an application of the status (from an AppConfig.ready). Registering the same
+    function twice keeps one."""
+    if application not in APPLICATIONS:
+        raise ValueError(f"the server status has no application {application!r}")
+    unknown = set(needs) - set(SERVICES)
+    if unknown:
+        raise ValueError(f"unknown services {sorted(unknown)}; a check may need {SERVICES}")
+    checks = _registry.setdefault(application, [])
+    if all(check.function is not function for check in checks):
+        checks.append(Check(application, function, tuple(needs)))
+    return function
+
+
+def registered(application: str) -> list[Check]:
+    return list(_registry.get(application, ()))
+
+
+# ---------------------------------------------------------------------------- the shared services
+
+
+@dataclass
+class Probe:
+    """A shared service as one report found it."""
+
+    ok: bool
+    reason: str = ""
+    error: str = ""
+
+
+def probe_database() -> Probe:
+    """One trivial query, unless the database is already known to be down (then no wait at all)."""
+    reason = services.database_down()
+    if reason:
+        return Probe(False, reason, services.database.details().get("error", ""))
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as error:
+        services.database.failed(error)
+        return Probe(False, services.DATABASE_DOWN, _describe(error))
+    return Probe(True)
+
+
+def probe_cache(quick: bool = False) -> Probe:
+    """The shared cache keeps a value (quick: it answers a read)."""
+    try:
+        if quick:
+            cache.get("serverstatus-probe")
+            return Probe(True)
+        key = f"serverstatus-probe:{uuid.uuid4().hex}"
+        cache.set(key, 1, 10)
+        kept = cache.get(key) == 1
+        cache.delete(key)
+    except Exception as error:
+        return Probe(False, services.CACHE_DOWN, _describe(error))
+    return Probe(True) if kept else Probe(False, "the shared cache does not keep values", "")
+
+
+def probe_services(quick: bool = False) -> dict[str, Probe]:
+    return {"database": probe_database(), "cache": probe_cache(quick=quick)}
+
+
+# ------------------------------------------------------------------------------- running the checks
+
+
+def run_application(application: str, probes: dict[str, Probe]) -> tuple[dict, list[str]]:
+    """Every check of one application: its entry of the report, and the reasons it is not Ok."""
+    started = time.perf_counter()
+    statuses, customs, reasons, extra = [], {}, [], {}
+    for check in registered(application):
+        down = [probes[name] for name in check.needs if name in probes and not probes[name].ok]
+        if down:
+            status, found, reason, more = (
+                KO,
+                {"error": "; ".join(p.error or p.reason for p in down)},
+                down[0].reason,
+                None,
+            )
+        else:
+            status, found, reason, more = _run(check.function)
+        statuses.append(status)
+        if "error" in found and "error" in customs:
+            found = {**found, "error": f"{customs['error']}; {found['error']}"}
+        customs.update(found)
+        if status != OK and reason and reason not in reasons:
+            reasons.append(reason)
+        extra.update(more or {})
+    duration = int((time.perf_counter() - started) * 1000)
+    status = overall(statuses)
+    if status == OK and duration > SLOW_MS:
+        status = WARNING
+        reasons.append(f"slower than {SLOW_MS // 1000} s")
+    entry = {"status": status, "durationMs": duration}
+    if reasons:
+        customs["reason"] = "; ".join(reasons)
+    if customs:
+        entry["customs"] = customs
+    entry.update(extra)
+    return entry, reasons
+
+
+def _run(function: Callable) -> tuple[str, dict, str, dict | None]:
+    try:
+        outcome = function()
+        more = None
+        if isinstance(outcome, tuple):
+            outcome, more = outcome
+        return (
+            outcome.status,
+            dict(outcome.customs),
+            outcome.reason or (CHECK_FAILED if outcome.status == KO else ""),
+            more,
+        )
+    except Exception as error:  # a failing dependency is what the status reports
+        if services.is_database_failure(error):
+            services.database.failed(error)
+            reason = services.DATABASE_DOWN
+        elif services.is_cache_outage(error):
+            reason = services.CACHE_DOWN
+        else:
+            log.warning("A server status check failed", exc_info=True)
+            reason = CHECK_FAILED
+        return KO, {"error": _describe(error)}, reason, None
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {str(error)[:200]}"
+
+
+def overall(statuses) -> str:
+    statuses = list(statuses)
+    if not statuses:
+        return UNKNOWN
+    for level in (KO, WARNING, UNKNOWN):
+        if level in statuses:
+            return level
+    return OK
+
+
+# ------------------------------------------------------------------- what the bots app itself owns
 
 
 def runtime() -> Result:
@@ -47,60 +222,21 @@ def runtime() -> Result:
     return Result(OK, customs)
 
 
-def dialog() -> Result:
-    """The dialog engine: its database and the matcher, which must rank a probe question first."""
-    from dialogs.models import Dialog
-    from knowledge.matching import FormulationEntry, Matcher, MatcherConfig
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    Dialog.objects.order_by().values("pk").first()
-    probe = Matcher.build(
-        "fr",
-        [
-            FormulationEntry(1, 1, "quels sont vos horaires d'ouverture"),
-            FormulationEntry(2, 2, "j'ai perdu ma carte bancaire"),
-            FormulationEntry(3, 3, "comment ouvrir un compte"),
-        ],
-        config=MatcherConfig(use_embeddings=False),
-    )
-    ranked = probe.rank("horaires d'ouverture de l'agence")
-    understood = bool(ranked) and ranked[0].item_id == 1
-    return Result(OK if understood else KO, {"database": connection.vendor, "matcher": "Ok" if understood else "Ko"})
+def database() -> Result:
+    """The database every app keeps its state in (the dialog application reports it): run only when
+    its probe answered."""
+    return Result(OK, {"database": connection.vendor})
 
 
-def slogger() -> Result:
-    """The dialog log: the interactions store and the time of the last interaction logged."""
-    from dialogs.models import Interaction
-
-    last = Interaction.objects.order_by("-created_at").values_list("created_at", flat=True).first()
-    return Result(OK, {"lastInteraction": last.strftime("%Y-%m-%d %H:%M:%S") if last else None})
+def servlet_cache() -> Result:
+    """The shared cache (failed-login lockout, export slots): run only when its probe kept a value."""
+    return Result(OK, {"cache": "Ok"})
 
 
-def website(live_sessions: int) -> Result:
-    """The back office: its URL and its session store."""
-    resolve("/admin/")
-    return Result(OK, {"sessions": live_sessions})
-
-
-def servlet(meters) -> Result:
-    """The servlet API: the shared cache (failed-login lockout) and the chat-call metrics store."""
-    key = f"serverstatus-probe:{uuid.uuid4().hex}"
-    cache.set(key, 1, 10)
-    cache_ok = cache.get(key) == 1
-    cache.delete(key)
-    requests = {"chatHttp": meters.report()}
-    customs = {"cache": "Ok" if cache_ok else "Ko", "metricsStore": meters.store.kind}
-    return Result(OK if cache_ok else KO, customs), requests
-
-
-def sso() -> Result:
-    """SAML for chatboxes: enabled per bot by chatbox.auth.saml.menu.enabled. This server has no SAML
-    service provider yet, so a bot that enables it is a Warning; none enabled is Ok."""
-    from preferences.models import BotPreference
-
-    enabled = BotPreference.objects.filter(name="chatbox.auth.saml.menu.enabled", value="true").count()
-    return Result(WARNING if enabled else OK, {"samlEnabledBots": enabled, "serviceProvider": False})
+def servlet_meters() -> tuple[Result, dict]:
+    """The chat-call metrics store, and the meters themselves (the servlet's `requests`)."""
+    meters = metrics.chat_http()
+    return Result(OK, {"metricsStore": meters.store.kind}), {"requests": {"chatHttp": meters.report()}}
 
 
 def router() -> Result:
@@ -111,83 +247,10 @@ def router() -> Result:
     return Result(OK, {"routes": "Ok"})
 
 
-def livechat() -> Result:
-    """Live chat's transport: a message sent through the channel layer must come back, and the app
-    that owns live chat (registered through `extend`) must find nothing wrong with the layer and
-    report its queue."""
-    from asgiref.sync import async_to_sync
-    from channels.layers import get_channel_layer
-
-    layer = get_channel_layer()
-    if layer is None:
-        return Result(KO, {"channelLayer": None})
-    received = async_to_sync(_round_trip)(layer)
-    backend = "redis" if "redis" in type(layer).__module__ else "in-memory"
-    customs = {"channelLayer": backend}
-    status = OK if received else KO
-    inspect = _extensions.get("livechat")
-    if inspect is not None:
-        problem, more = inspect(layer)
-        customs.update(more)
-        if problem:
-            status, customs["problem"] = KO, problem
-    return Result(status, customs)
-
-
-# application name → a function of the channel layer giving (problem or None, customs to report)
-_extensions: dict = {}
-
-
-def extend(application: str, inspect) -> None:
-    """Let the app that owns an application add to its check (livechat: the layer's health, the queue)."""
-    _extensions[application] = inspect
-
-
-async def _round_trip(layer) -> bool:
-    import asyncio
-
-    # The default prefix: channels_redis pops every process-local channel of one prefix in one loop,
-    # and a probe of another prefix would wait forever while a consumer holds that loop.
-    channel = await layer.new_channel()
-    await layer.send(channel, {"type": "serverstatus.probe"})
-    message = await asyncio.wait_for(layer.receive(channel), timeout=2)
-    return message.get("type") == "serverstatus.probe"
-
-
-def analytic() -> Result:
-    """Analytics: the counted interactions of the last 24 hours, read as the reports read them."""
-    from dialogs.models import Interaction
-
-    since = timezone.now() - timedelta(hours=24)
-    count = Interaction.objects.filter(counted=True, created_at__gte=since).count()
-    return Result(OK, {"interactionsLast24h": count})
-
-
-def run(check, *args) -> tuple[dict, object]:
-    """Run one check; returns its application entry and whatever else the check returned."""
-    started = time.perf_counter()
-    extra = None
-    try:
-        outcome = check(*args)
-        if isinstance(outcome, tuple):
-            outcome, extra = outcome
-        status, customs = outcome.status, outcome.customs
-    except Exception as error:  # a failing dependency is what the status reports
-        status, customs = KO, {"error": f"{type(error).__name__}: {str(error)[:200]}"}
-    duration = int((time.perf_counter() - started) * 1000)
-    if status == OK and duration > SLOW_MS:
-        status = WARNING
-    entry = {"status": status, "durationMs": duration}
-    if customs:
-        entry["customs"] = customs
-    return entry, extra
-
-
-def overall(statuses) -> str:
-    statuses = list(statuses)
-    if not statuses:
-        return UNKNOWN
-    for level in (KO, WARNING, UNKNOWN):
-        if level in statuses:
-            return level
-    return OK
+def register_own() -> None:
+    """The bots app's checks (from BotsConfig.ready)."""
+    register("runtime", runtime)
+    register("dialog", database, needs=["database"])
+    register("servlet", servlet_cache, needs=["cache"])
+    register("servlet", servlet_meters)
+    register("router", router)

@@ -1,4 +1,8 @@
-"""Builds the server status answer: the anonymous summary (status, date, version) or the full report."""
+"""Builds the server status answer: the anonymous summary (status, date, version) or the full report.
+
+Whenever the status is not Ok, the answer names what is wrong in `problems` (application, status and
+a short public reason), the anonymous one too: monitoring without a token must see which check fails.
+"""
 
 import socket
 import threading
@@ -6,16 +10,24 @@ import time
 
 from django.utils import timezone
 
-from bots import metrics
 from bots.version import version_string
 
-from . import checks, volumes
+from . import checks, services, volumes
 
 # The chatbox calls serverstatus on every page load: an anonymous answer reuses the last overall
-# status of this process for a few seconds instead of running every check each time.
+# status of this process for a few seconds instead of running every check each time. Cheap probes of
+# the shared services (one query, one cache read) still run on each call, so that a database or a
+# cache that failed since is reported at once, never hidden behind a remembered Ok.
 SUMMARY_TTL_SECONDS = 10
-_last_status: tuple[float, str] | None = None
-_last_status_lock = threading.Lock()
+
+
+class _Remembered:
+    def __init__(self, at: float, status: str, problems: list, failing: set, changes: int):
+        self.at, self.status, self.problems, self.failing, self.changes = at, status, problems, failing, changes
+
+
+_last: _Remembered | None = None
+_last_lock = threading.Lock()
 
 
 def date_now() -> str:
@@ -23,38 +35,47 @@ def date_now() -> str:
 
 
 def applications() -> tuple[dict, str]:
-    """Every application's check, and the overall status derived from them."""
-    live_sessions = volumes.live_sessions()
-    meters = metrics.chat_http()
-    apps = {}
-    apps["runtime"], _ = checks.run(checks.runtime)
-    apps["dialog"], _ = checks.run(checks.dialog)
-    apps["slogger"], _ = checks.run(checks.slogger)
-    apps["website"], _ = checks.run(checks.website, live_sessions)
-    apps["servlet"], requests = checks.run(checks.servlet, meters)
-    if requests is not None:
-        apps["servlet"]["requests"] = requests
-    apps["sso"], _ = checks.run(checks.sso)
-    apps["router"], _ = checks.run(checks.router)
-    apps["livechat"], _ = checks.run(checks.livechat)
-    apps["analytic"], _ = checks.run(checks.analytic)
-    status = checks.overall(app["status"] for app in apps.values())
-    _remember(status)
+    """Every application's checks, and the overall status derived from them."""
+    apps, status, _ = _measure()
     return apps, status
 
 
+def _measure() -> tuple[dict, str, list]:
+    probes = checks.probe_services()
+    apps, problems = {}, []
+    for name in checks.APPLICATIONS:
+        apps[name], reasons = checks.run_application(name, probes)
+        if apps[name]["status"] != checks.OK:
+            problems.append({"application": name, "status": apps[name]["status"], "reason": "; ".join(reasons)})
+    status = checks.overall(app["status"] for app in apps.values())
+    _remember(status, problems, {name for name, probe in probes.items() if not probe.ok})
+    return apps, status, problems
+
+
 def summary() -> dict:
-    """What anyone may read: status, date and version."""
-    return {"status": current_status(), "date": date_now(), "version": version_string()}
+    """What anyone may read: status, date and version (and the problems, when there are some)."""
+    status, problems = current_status_and_problems()
+    body = {"status": status, "date": date_now(), "version": version_string()}
+    if problems:
+        body["problems"] = problems
+    return body
 
 
 def current_status() -> str:
-    with _last_status_lock:
-        remembered = _last_status
-    if remembered and time.monotonic() - remembered[0] < SUMMARY_TTL_SECONDS:
-        return remembered[1]
-    _, status = applications()
-    return status
+    return current_status_and_problems()[0]
+
+
+def current_status_and_problems() -> tuple[str, list]:
+    with _last_lock:
+        remembered = _last
+    if remembered and time.monotonic() - remembered.at < SUMMARY_TTL_SECONDS:
+        if remembered.changes == services.database.changes:
+            probes = checks.probe_services(quick=True)
+            failing = {name for name, probe in probes.items() if not probe.ok}
+            if failing <= remembered.failing:
+                return remembered.status, remembered.problems
+    _, status, problems = _measure()
+    return status, problems
 
 
 def full(details: bool) -> dict:
@@ -63,9 +84,9 @@ def full(details: bool) -> dict:
     body: dict = {"withDetails": details}
     if details:
         body["volumes"] = volumes.volumes()
-        body["applications"], status = applications()
+        body["applications"], status, problems = _measure()
     else:
-        status = current_status()
+        status, problems = current_status_and_problems()
     body.update(
         status=status,
         hostName=socket.gethostname(),
@@ -73,17 +94,19 @@ def full(details: bool) -> dict:
         version=version_string(),
         durationMs=int((time.perf_counter() - started) * 1000),
     )
+    if problems:
+        body["problems"] = problems
     return body
 
 
-def _remember(status: str) -> None:
-    global _last_status
-    with _last_status_lock:
-        _last_status = (time.monotonic(), status)
+def _remember(status: str, problems: list, failing: set) -> None:
+    global _last
+    with _last_lock:
+        _last = _Remembered(time.monotonic(), status, problems, failing, services.database.changes)
 
 
 def forget() -> None:
     """Drop the remembered status (tests, or after a change that must show at once)."""
-    global _last_status
-    with _last_status_lock:
-        _last_status = None
+    global _last
+    with _last_lock:
+        _last = None
