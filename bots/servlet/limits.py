@@ -1,0 +1,338 @@
+"""Request bodies bounded before they are read: one rule for every server that runs the platform.
+
+Each URL has a body limit (`limit_for`):
+
+- chat calls (`/servlet/api/chat/…`, `/api/chat/…`, `/servlet/chatHttp`, `/chatHttp`): CHAT_BODY_MAX_BYTES,
+  64 KB by default. The largest legitimate one is `chat/error`, whose fields the view keeps up to about
+  32,000 characters (a 20,000-character stack trace); percent-encoded that is about 40 KB at worst for a
+  stack trace, so 64 KB leaves room and still refuses a hostile body after one socket read;
+- the knowledge-base, bot-data and gallery imports: KB_UPLOAD_MAX_BYTES (50 MB), the same limit
+  knowledge/api/uploads.py checks again while the file streams to disk;
+- everything else (the back office's forms, the other servlet calls): DATA_UPLOAD_MAX_MEMORY_SIZE (5 MB).
+  The back office has no file upload, so nothing legitimate comes near it.
+
+A body over its limit is refused with 413 and the servlet error shape (`TOO_LARGE`, `maxBytes`), and the
+connection is closed, so a server never reads the rest of it:
+
+- `BodyLimitMiddleware` (ASGI, around the whole application in config/asgi.py) refuses on the declared
+  Content-Length before calling the application, and counts a body without one (chunked) as the server
+  hands it over, answering 413 at the limit and telling the application the client is gone. This is all
+  uvicorn needs: it reads a request body only as the application asks for it (64 KB ahead at most).
+- daphne cannot be helped by an ASGI middleware alone: Twisted stores the whole body (in a temporary file
+  above 100 kB) and, for a POST, parses a form or multipart body into `request.args` in memory, before
+  daphne gives the application its first byte. `install_daphne_guard` makes daphne build its requests
+  from a subclass of its own `WebRequest` that applies the same rule as the headers end and as each piece
+  of body arrives, stops reading the socket, answers 413 itself and closes; and it turns off Twisted's form
+  parsing (daphne never uses `request.args`). It is installed only inside a daphne process.
+- `BodyLimitWSGIMiddleware` does the same for config/wsgi.py, and gives Django a chunked body (which
+  Django's WSGI handler would otherwise read as empty) once it has been read up to the limit.
+"""
+
+import logging
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from http import HTTPStatus
+from io import BytesIO
+from urllib.parse import unquote, urlsplit
+
+from django.conf import settings
+
+from bots.servlet.errors import error_response
+
+log = logging.getLogger(__name__)
+
+KB = 1024
+MB = 1024 * 1024
+CHAT_DEFAULT = 64 * KB
+OTHER_DEFAULT = 5 * MB
+# Seconds a refused connection stays open, not read, before it is closed: closing a socket that still has
+# unread bytes sends a reset, which can make the client drop the 413 it has not read yet.
+LINGER_SECONDS = 2.0
+READ_BYTES = 64 * KB
+
+CHAT_PATH = re.compile(r"^/(?:servlet/)?(?:api/chat/|chatHttp/?$)")
+IMPORT_PATH = re.compile(r"^/(?:servlet/)?api/bot/(?:knowledgebase|data|gallery)/import/")
+STATUS_LINE = f"413 {HTTPStatus(413).phrase}"
+
+
+@dataclass(frozen=True)
+class Limit:
+    max_bytes: int
+    setting: str
+    what: str
+
+
+def limit_for(path: str) -> Limit:
+    """The body limit of a URL path (percent-decoded, without the query string)."""
+    if CHAT_PATH.match(path):
+        return Limit(getattr(settings, "CHAT_BODY_MAX_BYTES", CHAT_DEFAULT), "CHAT_BODY_MAX_BYTES", "a chat call")
+    if IMPORT_PATH.match(path):
+        return Limit(settings.KB_UPLOAD_MAX_BYTES, "KB_UPLOAD_MAX_BYTES", "an import")
+    # Django's own limit on a form body; None there means "no limit", which a server cannot afford.
+    other = getattr(settings, "DATA_UPLOAD_MAX_MEMORY_SIZE", None) or OTHER_DEFAULT
+    return Limit(other, "DATA_UPLOAD_MAX_MEMORY_SIZE", "this URL")
+
+
+def _size(count: int) -> str:
+    if count >= MB and count * 10 % MB == 0:
+        return f"{count / MB:g} MB"
+    if count >= KB and count % KB == 0:
+        return f"{count // KB} KB"
+    return f"{count} bytes"
+
+
+def refusal(limit: Limit, path: str, origin: bytes | None) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """Headers and body of the 413: the servlet error shape, readable by a chatbox on another site."""
+    response = error_response(
+        413,
+        "TOO_LARGE",
+        f"The request body is larger than this server accepts for {limit.what} "
+        f"({_size(limit.max_bytes)}, setting {limit.setting}).",
+        maxBytes=limit.max_bytes,
+    )
+    body = response.content
+    headers = [
+        (b"content-type", response["Content-Type"].encode("latin-1")),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-content-type-options", b"nosniff"),
+        # The rest of the body is never read, so the connection cannot carry another request.
+        (b"connection", b"close"),
+    ]
+    return headers + _cors(path, origin), body
+
+
+def _cors(path: str, origin: bytes | None) -> list[tuple[bytes, bytes]]:
+    """What django-cors-headers would add (the 413 never reaches it), so the chatbox's script sees the error."""
+    if not origin or not re.match(getattr(settings, "CORS_URLS_REGEX", r"^.*$"), path):
+        return []
+    if getattr(settings, "CORS_ALLOW_ALL_ORIGINS", False):
+        return [(b"access-control-allow-origin", b"*")]
+    if origin.decode("latin-1") in getattr(settings, "CORS_ALLOWED_ORIGINS", ()):
+        return [(b"access-control-allow-origin", origin), (b"vary", b"origin")]
+    return []
+
+
+def _declared_length(value: bytes | str | None) -> int | None:
+    """The Content-Length, or None when absent or unreadable (the server itself refuses a malformed one)."""
+    if value is None:
+        return None
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    return int(text) if text.strip().isdigit() else None
+
+
+# --- ASGI ---------------------------------------------------------------------------------------------
+
+
+class BodyLimitMiddleware:
+    """ASGI middleware: 413 on a declared length over the limit before the application runs; a streamed
+    body is counted as it arrives and refused at the limit."""
+
+    def __init__(self, application):
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.application(scope, receive, send)
+        path = scope.get("path", "/")
+        limit = limit_for(path)
+        headers = dict(scope.get("headers") or ())
+        origin = headers.get(b"origin")
+        declared = _declared_length(headers.get(b"content-length"))
+        if declared is not None and declared > limit.max_bytes:
+            return await self._refuse(send, limit, path, origin)
+
+        received = 0
+        refused = False
+        response_started = False
+
+        async def bounded_receive():
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit.max_bytes:
+                    refused = True
+                    if not response_started:
+                        await self._refuse(send, limit, path, origin)
+                    # The application stops as for a client that left (Django raises RequestAborted).
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message):
+            nonlocal response_started
+            if refused:
+                return  # the 413 was the answer
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        return await self.application(scope, bounded_receive, guarded_send)
+
+    @staticmethod
+    async def _refuse(send, limit, path, origin):
+        headers, body = refusal(limit, path, origin)
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def bounded_bodies(application):
+    """The ASGI application with every request body bounded; inside daphne, daphne's own reading too."""
+    install_daphne_guard()
+    return BodyLimitMiddleware(application)
+
+
+# --- daphne (Twisted) ---------------------------------------------------------------------------------
+
+
+def install_daphne_guard() -> bool:
+    """Make a running daphne build its requests from `BoundedWebRequest`. Only in a daphne process (its
+    server module is loaded before it imports the application); importing Twisted anywhere else would
+    install a reactor for nothing. daphne's HTTPFactory looks its request class up in its module on every
+    connection, so replacing that name is the one change needed."""
+    if "daphne.server" not in sys.modules:
+        return False
+    from daphne import http_protocol
+
+    if getattr(http_protocol.WebRequest, "bounds_bodies", False):
+        return True
+    http_protocol.WebRequest = _bounded_web_request(http_protocol.WebRequest)
+    return True
+
+
+def _bounded_web_request(web_request):
+    from twisted.internet import reactor
+    from twisted.web import http
+
+    class BoundedWebRequest(web_request):
+        """daphne's request with the body limit applied while Twisted receives the body (HTTP/1.x).
+
+        Twisted calls `gotLength` once the headers are in (the request line and headers are parsed, the
+        declared length known, nothing of the body stored yet) and `handleContentChunk` for each piece of
+        body. Over the limit, the request writes its 413 straight to the socket, stops reading it, ignores
+        whatever was already buffered, never reaches daphne's `process` (so the application never runs),
+        and closes the connection after LINGER_SECONDS.
+        """
+
+        bounds_bodies = True
+
+        def __init__(self, *args, **kwargs):
+            # Twisted would parse a form or multipart POST into request.args in memory (about ten times
+            # the body for a large multipart one); daphne never reads request.args.
+            kwargs.setdefault("parsePOSTFormSubmission", False)
+            self._body_limit = None
+            self._body_path = "/"
+            self._body_received = 0
+            self._body_refused = False
+            super().__init__(*args, **kwargs)
+
+        def gotLength(self, length):
+            # HTTP/2 streams (daphne with TLS and h2) have no request line on a channel: not bounded here,
+            # the ASGI middleware still refuses them, after Twisted has stored the body.
+            if isinstance(self.channel, http.HTTPChannel):
+                self._body_path = _request_path(getattr(self.channel, "_path", b"/"))
+                self._body_limit = limit_for(self._body_path)
+                if length is not None and length > self._body_limit.max_bytes:
+                    # Twisted answers "100 Continue" after this method: the client must not be invited.
+                    self.requestHeaders.removeHeader(b"Expect")
+                    self.content = BytesIO()
+                    self._refuse_body()
+                    return
+            super().gotLength(length)
+
+        def handleContentChunk(self, data):
+            if self._body_refused:
+                return
+            if self._body_limit is not None:
+                self._body_received += len(data)
+                if self._body_received > self._body_limit.max_bytes:
+                    self._refuse_body()
+                    return
+            super().handleContentChunk(data)
+
+        def requestReceived(self, command, path, version):
+            if self._body_refused:
+                return  # the end of a refused body was already buffered: never processed
+            super().requestReceived(command, path, version)
+
+        def _refuse_body(self):
+            self._body_refused = True
+            channel = self.channel
+            transport = channel.transport
+            origin = (self.requestHeaders.getRawHeaders(b"Origin") or [None])[0]
+            headers, body = refusal(self._body_limit, self._body_path, origin)
+            head = [f"HTTP/1.1 {STATUS_LINE}".encode()] + [name + b": " + value for name, value in headers]
+            transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+            # Read nothing more from this client; anything Twisted already holds is dropped.
+            transport.pauseProducing()
+            channel.dataReceived = lambda data: None
+            if hasattr(transport, "loseWriteConnection"):
+                transport.loseWriteConnection()  # the client sees the end of the answer at once
+            reactor.callLater(LINGER_SECONDS, transport.loseConnection)
+            log.info(
+                "refused a request body over %s bytes for %s (setting %s)",
+                self._body_limit.max_bytes,
+                self._body_path,
+                self._body_limit.setting,
+            )
+
+    BoundedWebRequest.__name__ = BoundedWebRequest.__qualname__ = "BoundedWebRequest"
+    return BoundedWebRequest
+
+
+def _request_path(target: bytes) -> str:
+    """The percent-decoded path of a request target (origin form, or absolute form through a proxy)."""
+    text = target.decode("latin-1")
+    if not text.startswith("/"):
+        text = urlsplit(text).path or "/"
+    return unquote(text.split("?", 1)[0])
+
+
+# --- WSGI ---------------------------------------------------------------------------------------------
+
+
+class BodyLimitWSGIMiddleware:
+    """WSGI middleware: 413 on a declared length over the limit before anything is read; a chunked body
+    (no Content-Length) is read up to the limit into a spooled file and handed to Django with its length."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "/") or "/"
+        limit = limit_for(path)
+        origin = environ.get("HTTP_ORIGIN")
+        origin = origin.encode("latin-1") if origin else None
+        declared = _declared_length(environ.get("CONTENT_LENGTH") or None)
+        if declared is not None and declared > limit.max_bytes:
+            return self._refuse(start_response, limit, path, origin)
+        if declared is None and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+            body = self._read_chunked(environ["wsgi.input"], limit.max_bytes)
+            if body is None:
+                return self._refuse(start_response, limit, path, origin)
+            environ["wsgi.input"] = body
+            environ["CONTENT_LENGTH"] = str(body.tell())
+            body.seek(0)
+        return self.application(environ, start_response)
+
+    @staticmethod
+    def _read_chunked(stream, max_bytes: int):
+        # Handed to Django, which closes it with the request.
+        spool = tempfile.SpooledTemporaryFile(max_size=getattr(settings, "FILE_UPLOAD_MAX_MEMORY_SIZE", MB))  # noqa: SIM115
+        received = 0
+        while chunk := stream.read(READ_BYTES):
+            received += len(chunk)
+            if received > max_bytes:
+                spool.close()
+                return None
+            spool.write(chunk)
+        return spool
+
+    @staticmethod
+    def _refuse(start_response, limit, path, origin):
+        headers, body = refusal(limit, path, origin)
+        start_response(STATUS_LINE, [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers])
+        return [body]
