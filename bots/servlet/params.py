@@ -23,6 +23,7 @@ from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.http.multipartparser import MultiPartParserError
 from django.http.request import UnreadablePostError
+from django.utils.http import parse_header_parameters
 
 from .errors import InvalidField, MissingField
 
@@ -194,16 +195,72 @@ def _body(request) -> bytes:
 
 
 def _multipart_fields(request) -> dict[str, str]:
-    """The form fields of a multipart body (files are not servlet parameters)."""
+    """The form fields of a multipart body (files are not servlet parameters).
+
+    The body is read first (servlet calls are bounded to a few KB by limits.py) so that its shape can
+    be checked after Django has parsed it: Django's parser is lenient and silently drops what it cannot
+    read, so a broken body would reach the view as a call without fields.
+    """
+    body = _body(request)
     try:
-        return dict(request.POST.items())
+        fields = dict(request.POST.items())
     except MultiPartParserError as error:
-        # Django raises it for a missing or invalid boundary and for a body that breaks the format.
+        # Django raises it for a missing or invalid boundary and for some bodies that break the format.
         raise InvalidField(BODY, f"not readable as multipart/form-data ({str(error)[:100]})") from None
     except TooManyFieldsSent:
         raise InvalidField(BODY, "too many fields") from None
     except UnreadablePostError:
         raise InvalidField(BODY, "the request body could not be read") from None
+    if body:
+        boundary = request.content_params.get("boundary", "")
+        problem = multipart_problem(body, boundary.encode("ascii", errors="replace"))
+        if problem:
+            raise InvalidField(BODY, f"not readable as multipart/form-data ({problem})")
+    return fields
+
+
+def multipart_problem(body: bytes, boundary: bytes) -> str | None:
+    """What makes a multipart/form-data body broken, or None: the shape RFC 2046 §5.1.1 and RFC 7578
+    give it, where Django's parser would guess.
+
+    - every boundary line stands on a line of its own (Django cuts the body at the boundary wherever it
+      appears, so "---xyz" started a part that the standard does not see);
+    - the body ends with the closing boundary ("--xyz--"): without it the body was cut short;
+    - each part has a header block and a Content-Disposition naming its field (Django drops a nameless
+      part without a word).
+    """
+    delimiter = b"--" + boundary
+    # A leading CRLF lets the first boundary line, at the very start of the body, match like the others.
+    sections = (b"\r\n" + body).split(b"\r\n" + delimiter)
+    if body.count(delimiter) != len(sections) - 1:
+        return "a boundary that is not on a line of its own"
+    if len(sections) < 2:
+        return "no boundary line"
+    *parts, closing = sections[1:]
+    if not closing.startswith(b"--"):
+        return "no closing boundary: the body was cut short"
+    for part in parts:
+        after_boundary = part.lstrip(b" \t")  # RFC 2046 allows transport padding after a boundary
+        if not after_boundary.startswith(b"\r\n"):
+            return "a boundary line with more text after it"
+        headers, end_of_headers, _ = after_boundary[2:].partition(b"\r\n\r\n")
+        if not end_of_headers:
+            return "a part without a header block"
+        if not _names_a_field(headers):
+            return "a part without a Content-Disposition naming its field"
+    return None
+
+
+def _names_a_field(headers: bytes) -> bool:
+    for line in headers.split(b"\r\n"):
+        try:
+            main_value, parameters = parse_header_parameters(line.decode())
+        except ValueError:  # not UTF-8, or not a header: Django skips such a line too
+            continue
+        name, _, _ = main_value.partition(":")
+        if name.strip() == "content-disposition" and parameters.get("name", "").strip():
+            return True
+    return False
 
 
 def _json_fields(body: bytes) -> dict[str, str]:

@@ -177,7 +177,16 @@ def test_multipart_without_a_boundary_is_a_400_on_the_body_and_stores_nothing(ta
     [
         ("multipart/form-data; boundary=", b"--\r\n"),
         ("multipart/form-data; boundary=\x00", b"--\x00\r\n"),
+        # Django cut the body at "--xyz" inside "---xyz" and dropped the nameless part: a talk without input.
+        ("multipart/form-data; boundary=xyz", b"---xyz\r\nContent-Disposition: form-data\r\n\r\nBonjour\r\n--xyz--"),
         ("multipart/form-data; boundary=xyz", b"--xyz\r\nContent-Disposition: form-data\r\n\r\nBonjour\r\n--xyz--"),
+        ("multipart/form-data; boundary=xyz", b'--xyz\r\nContent-Disposition: form-data; name="userInput"\r\n\r\nBon'),
+        (
+            "multipart/form-data; boundary=xyz",
+            b'--xyz Content-Disposition: form-data; name="userInput"\r\n\r\nA\r\n--xyz--',
+        ),
+        ("multipart/form-data; boundary=xyz", b"--xyz\r\nuserInput=Bonjour\r\n--xyz--"),
+        ("multipart/form-data; boundary=xyz", b"userInput=Bonjour"),
     ],
 )
 def test_broken_multipart_bodies_are_400s_and_store_nothing(client, demo_bot, content_type, body):
@@ -191,6 +200,24 @@ def test_a_well_formed_multipart_talk_still_works(client, demo_bot):
     response = client.post(f"/servlet/api/chat/talk/{demo_bot.uuid}", {"userInput": "Bonjour"})  # multipart
     assert response.status_code == 200, response.content
     assert stored()[:2] == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # What browsers send: a preamble-free body, CRLF line ends, an epilogue after the closing line.
+        b'--xyz\r\nContent-Disposition: form-data; name="userInput"\r\n\r\nBonjour\r\n--xyz--\r\n',
+        # RFC 2046 allows a preamble, transport padding after a boundary and a part with more headers.
+        b"preamble\r\n--xyz  \r\nContent-Type: text/plain; charset=utf-8\r\ncontent-disposition: form-data; "
+        b'name="userInput"\r\n\r\nBonjour\r\n--xyz\r\nContent-Disposition: form-data; name="f"; filename="a.txt"'
+        b"\r\n\r\n---xy---\r\n--xyz--",
+    ],
+)
+def test_multipart_bodies_the_standard_allows_are_read(client, demo_bot, body):
+    url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
+    response = client.generic("POST", url, body, content_type="multipart/form-data; boundary=xyz")
+    assert response.status_code == 200, response.content
+    assert Interaction.objects.get().user_input == "Bonjour"
 
 
 def test_a_json_body_that_is_not_utf8_is_a_400(client, demo_bot):
