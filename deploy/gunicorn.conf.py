@@ -26,6 +26,12 @@ workers = int(os.environ.get("PROD_WORKERS") or os.environ.get("WEB_CONCURRENCY"
 # Every worker serves HTTP and websockets; live chat crosses workers (and machines) through Redis.
 worker_class = "uvicorn_worker.UvicornWorker"
 proc_name = "bots-app"
+# gunicorn's control socket (gunicornc) goes in the layout's folder: its default, one path in the
+# user's home, would be shared by every gunicorn this user runs (another layout, a benchmark).
+if os.environ.get("PROD_DIR"):
+    control_socket = str(Path(os.environ["PROD_DIR"]) / "gunicorn.ctl")
+else:
+    control_socket_disable = True
 
 # A worker whose event loop stops answering for this long is killed and replaced; sync views run in
 # a thread, so a slow talk or import does not count against it.

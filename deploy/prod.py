@@ -25,6 +25,7 @@ Environment (options of the same name override it):
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pwd
 import re
@@ -97,6 +98,7 @@ class Layout:
             "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings"),
             "STATIC_ROOT": str(self.static_root),
             "PROD_BIND": self.bind,
+            "PROD_DIR": str(self.dir),
             "PROD_WORKERS": self.workers,
         }
 
@@ -258,7 +260,13 @@ def write_configs(layout: Layout, nginx: str, cert: str, key: str) -> None:
     # nginx's workers (www-data under root) write request bodies under the prefix folder.
     for folder in (layout.dir, layout.dir / "nginx"):
         folder.chmod(0o755)
-    upload = int(os.environ.get("KB_UPLOAD_MAX_BYTES") or 50 * 1024 * 1024) + 1024 * 1024
+    limits = app_limits(layout)
+    if limits["cors_all"]:
+        cors = '        default "*";'
+    else:
+        cors = '        default "";\n' + "\n".join(
+            f'        "{origin}" $http_origin;' for origin in limits["cors_origins"] if '"' not in origin
+        )
     values = {
         "DIR": layout.dir,
         "LOGS": layout.logs,
@@ -267,7 +275,10 @@ def write_configs(layout: Layout, nginx: str, cert: str, key: str) -> None:
         "NGINX": nginx or "nginx",
         "USER_LINE": nginx_user_line(),
         "MIME_TYPES": Path(nginx_conf_folder(nginx)) / "mime.types",
-        "MAX_BODY": upload,
+        "CHAT_MAX_BODY": limits["chat"],
+        "IMPORT_MAX_BODY": limits["import"],
+        "OTHER_MAX_BODY": limits["other"],
+        "CORS_ORIGINS": cors,
         "UPSTREAM_SERVERS": "\n".join(
             f"        server {server} max_fails=1 fail_timeout=5s;" for server in layout.app_servers
         ),
@@ -284,6 +295,25 @@ def write_configs(layout: Layout, nginx: str, cert: str, key: str) -> None:
     programs = [render("program-app.conf.template", values)] if layout.runs_app else []
     programs += [render("program-nginx.conf.template", values)] if layout.runs_proxy else []
     layout.supervisor_conf.write_text(render("supervisord.conf.template", {**values, "PROGRAMS": "\n".join(programs)}))
+
+
+def app_limits(layout: Layout) -> dict:
+    """The app's own body limits and CORS origins, from its settings (bots/servlet/limits.py decides
+    them for every server): nginx refuses what the app would, before reading it."""
+    script = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "from bots.servlet.limits import limit_for; "
+        "print(json.dumps({'chat': limit_for('/servlet/api/chat/talk/').max_bytes, "
+        "'import': limit_for('/servlet/api/bot/knowledgebase/import/').max_bytes, "
+        "'other': limit_for('/servlet/api/').max_bytes, 'cors_all': settings.CORS_ALLOW_ALL_ORIGINS, "
+        "'cors_origins': list(settings.CORS_ALLOWED_ORIGINS)}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=layout.environment(), capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        fail(f"could not read the app's body limits from its settings:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def nginx_conf_folder(nginx: str) -> str:
