@@ -68,12 +68,13 @@ def current_status() -> str:
 def current_status_and_problems() -> tuple[str, list]:
     with _last_lock:
         remembered = _last
-    if remembered and time.monotonic() - remembered.at < SUMMARY_TTL_SECONDS:
-        if remembered.changes == services.database.changes:
-            probes = checks.probe_services(quick=True)
-            failing = {name for name, probe in probes.items() if not probe.ok}
-            if failing <= remembered.failing:
-                return remembered.status, remembered.problems
+    fresh = remembered is not None and time.monotonic() - remembered.at < SUMMARY_TTL_SECONDS
+    if fresh and remembered.changes == services.database.changes:
+        # Reused only while the same services fail: one that failed or came back since is measured.
+        probes = checks.probe_services(quick=True)
+        failing = {name for name, probe in probes.items() if not probe.ok}
+        if failing == remembered.failing:
+            return remembered.status, remembered.problems
     _, status, problems = _measure()
     return status, problems
 
