@@ -194,6 +194,10 @@ USER_INPUT_MAX_CHARS = 600
 CONTEXT_IDLE_SECONDS = 600
 TOKEN_LIFETIME_HOURS = env("TOKEN_LIFETIME_HOURS")
 KB_UPLOAD_MAX_BYTES = env("KB_UPLOAD_MAX_BYTES")
+# A chat call's whole body (bots/servlet/limits.py): the largest legitimate one, chat/error with a
+# 20,000-character stack trace and a 10,000-character message, is about 37 KB form-encoded; anything
+# over the limit is refused with 413 before it is read.
+CHAT_BODY_MAX_BYTES = env.int("CHAT_BODY_MAX_BYTES", default=64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
