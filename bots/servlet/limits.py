@@ -4,8 +4,9 @@ Each URL has a body limit (`limit_for`):
 
 - chat calls (`/servlet/api/chat/…`, `/api/chat/…`, `/servlet/chatHttp`, `/chatHttp`): CHAT_BODY_MAX_BYTES,
   64 KB by default. The largest legitimate one is `chat/error`, whose fields the view keeps up to about
-  32,000 characters (a 20,000-character stack trace); percent-encoded that is about 40 KB at worst for a
-  stack trace, so 64 KB leaves room and still refuses a hostile body after one socket read;
+  32,000 characters (a 20,000-character stack trace, a 10,000-character message): form-encoded, a real
+  JavaScript stack trace of that size makes a body of about 37 KB, so 64 KB leaves room and still refuses
+  a hostile body after one socket read;
 - the knowledge-base, bot-data and gallery imports: KB_UPLOAD_MAX_BYTES (50 MB), the same limit
   knowledge/api/uploads.py checks again while the file streams to disk;
 - everything else (the back office's forms, the other servlet calls): DATA_UPLOAD_MAX_MEMORY_SIZE (5 MB).
@@ -23,9 +24,15 @@ connection is closed, so a server never reads the rest of it:
   daphne gives the application its first byte. `install_daphne_guard` makes daphne build its requests
   from a subclass of its own `WebRequest` that applies the same rule as the headers end and as each piece
   of body arrives, stops reading the socket, answers 413 itself and closes; and it turns off Twisted's form
-  parsing (daphne never uses `request.args`). It is installed only inside a daphne process.
+  parsing (daphne never uses `request.args`). The `daphne` app in INSTALLED_APPS imports daphne's server
+  in every process, so the class is swapped in every process; only daphne ever builds requests from it.
 - `BodyLimitWSGIMiddleware` does the same for config/wsgi.py, and gives Django a chunked body (which
-  Django's WSGI handler would otherwise read as empty) once it has been read up to the limit.
+  Django's WSGI handler would otherwise read as empty) once it has been read up to the limit. A WSGI
+  application may not send `Connection: close` (a hop-by-hop header): gunicorn's sync worker closes the
+  connection after every request, so the rest of a refused body is never read.
+
+The paths compared are the application's own (without a root path or SCRIPT_NAME the server strips), the
+same Django routes on.
 """
 
 import logging
@@ -65,9 +72,11 @@ class Limit:
 
 
 def limit_for(path: str) -> Limit:
-    """The body limit of a URL path (percent-decoded, without the query string)."""
+    """The body limit of a URL path (percent-decoded, without the query string and the root path)."""
     if CHAT_PATH.match(path):
-        return Limit(getattr(settings, "CHAT_BODY_MAX_BYTES", CHAT_DEFAULT), "CHAT_BODY_MAX_BYTES", "a chat call")
+        return Limit(
+            getattr(settings, "CHAT_BODY_MAX_BYTES", None) or CHAT_DEFAULT, "CHAT_BODY_MAX_BYTES", "a chat call"
+        )
     if IMPORT_PATH.match(path):
         return Limit(settings.KB_UPLOAD_MAX_BYTES, "KB_UPLOAD_MAX_BYTES", "an import")
     # Django's own limit on a form body; None there means "no limit", which a server cannot afford.
@@ -114,12 +123,24 @@ def _cors(path: str, origin: bytes | None) -> list[tuple[bytes, bytes]]:
     return []
 
 
+DIGITS = re.compile(r"[0-9]+")
+
+
 def _declared_length(value: bytes | str | None) -> int | None:
     """The Content-Length, or None when absent or unreadable (the server itself refuses a malformed one)."""
     if value is None:
         return None
-    text = value.decode("latin-1") if isinstance(value, bytes) else value
-    return int(text) if text.strip().isdigit() else None
+    text = (value.decode("latin-1") if isinstance(value, bytes) else value).strip()
+    # ASCII digits only: str.isdigit() also accepts "²", which int() does not.
+    return int(text) if DIGITS.fullmatch(text) else None
+
+
+def _without_root(path: str, root: str) -> str:
+    """The path under a root path the server was given (e.g. `--root-path /bots`), as Django routes it."""
+    root = root.rstrip("/")
+    if root and (path == root or path.startswith(root + "/")):
+        return path[len(root) :] or "/"
+    return path
 
 
 # --- ASGI ---------------------------------------------------------------------------------------------
@@ -135,7 +156,7 @@ class BodyLimitMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.application(scope, receive, send)
-        path = scope.get("path", "/")
+        path = _without_root(scope.get("path", "/"), scope.get("root_path", ""))
         limit = limit_for(path)
         headers = dict(scope.get("headers") or ())
         origin = headers.get(b"origin")
@@ -189,10 +210,10 @@ def bounded_bodies(application):
 
 
 def install_daphne_guard() -> bool:
-    """Make a running daphne build its requests from `BoundedWebRequest`. Only in a daphne process (its
-    server module is loaded before it imports the application); importing Twisted anywhere else would
-    install a reactor for nothing. daphne's HTTPFactory looks its request class up in its module on every
-    connection, so replacing that name is the one change needed."""
+    """Make daphne build its requests from `BoundedWebRequest`, when daphne's server is loaded (by the daphne
+    command, and by the `daphne` app of INSTALLED_APPS, which installs Twisted's reactor in any case): never
+    importing Twisted where it is not. daphne's HTTPFactory looks its request class up in its module on
+    every connection, so replacing that name is the one change needed."""
     if "daphne.server" not in sys.modules:
         return False
     from daphne import http_protocol
@@ -233,7 +254,8 @@ def _bounded_web_request(web_request):
             # HTTP/2 streams (daphne with TLS and h2) have no request line on a channel: not bounded here,
             # the ASGI middleware still refuses them, after Twisted has stored the body.
             if isinstance(self.channel, http.HTTPChannel):
-                self._body_path = _request_path(getattr(self.channel, "_path", b"/"))
+                root = getattr(getattr(self, "server", None), "root_path", "") or ""  # daphne's --root-path
+                self._body_path = _without_root(_request_path(getattr(self.channel, "_path", b"/")), root)
                 self._body_limit = limit_for(self._body_path)
                 if length is not None and length > self._body_limit.max_bytes:
                     # Twisted answers "100 Continue" after this method: the client must not be invited.
@@ -302,7 +324,7 @@ class BodyLimitWSGIMiddleware:
         self.application = application
 
     def __call__(self, environ, start_response):
-        path = environ.get("PATH_INFO", "/") or "/"
+        path = environ.get("PATH_INFO", "/") or "/"  # without SCRIPT_NAME, as Django routes it
         limit = limit_for(path)
         origin = environ.get("HTTP_ORIGIN")
         origin = origin.encode("latin-1") if origin else None
@@ -334,5 +356,8 @@ class BodyLimitWSGIMiddleware:
     @staticmethod
     def _refuse(start_response, limit, path, origin):
         headers, body = refusal(limit, path, origin)
-        start_response(STATUS_LINE, [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers])
+        start_response(
+            STATUS_LINE,
+            [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers if name != b"connection"],
+        )
         return [body]

@@ -13,7 +13,6 @@ import socket
 import struct
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 PIECE = 64 * 1024
 BOUNDARY = "limits-test-boundary"
@@ -27,7 +26,7 @@ class Answer:
     status: int | None
     headers: dict = field(default_factory=dict)
     body: bytes = b""
-    offered: int = 0  # body bytes the client's kernel accepted
+    offered: int = 0  # bytes of the body the client's kernel accepted
     acked: int = 0  # bytes of the request (head and body) the server's kernel acknowledged
     seconds: float = 0.0
     interim: list = field(default_factory=list)  # 1xx status lines seen before the answer
@@ -50,7 +49,11 @@ def multipart_parts(size: int, field_name: str = "file", filename: str = "big.xm
     return head, f"\r\n--{BOUNDARY}--\r\n".encode()
 
 
-def _body_pieces(size: int, multipart: bool):
+def _body_pieces(size: int, multipart: bool, body: bytes | None):
+    if body is not None:
+        for start in range(0, len(body), PIECE):
+            yield body[start : start + PIECE]
+        return
     head, tail = multipart_parts(size) if multipart else (b"", b"")
     filler = size - len(head) - len(tail)
     if head:
@@ -96,16 +99,23 @@ def send(
     multipart: bool = True,
     headers: dict | None = None,
     send_body: bool = True,
+    body: bytes | None = None,
+    content_type: str | None = None,
     timeout: float = 60,
 ) -> Answer:
-    """POST a body of `size` bytes to 127.0.0.1:port and return the answer (status None: none came)."""
+    """POST a body of `size` bytes to 127.0.0.1:port and return the answer (status None: none came).
+    `body`: these bytes instead of a generated file (size is then their length)."""
+    if body is not None:
+        size = len(body)
     head = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Origin: https://shop.example"]
-    content_type = f"multipart/form-data; boundary={BOUNDARY}" if multipart else "application/octet-stream"
+    if content_type is None:
+        content_type = f"multipart/form-data; boundary={BOUNDARY}" if multipart else "application/octet-stream"
     head.append(f"Content-Type: {content_type}")
     head.append("Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}")
     head += [f"{name}: {value}" for name, value in (headers or {}).items()]
     pending = bytearray("\r\n".join(head).encode() + b"\r\n\r\n")
-    pieces = _body_pieces(size, multipart) if send_body else iter(())
+    head_left = len(pending)  # offered counts the body's bytes only
+    pieces = _body_pieces(size, multipart, body) if send_body else iter(())
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     sock.setblocking(False)
     started = time.monotonic()
@@ -140,7 +150,8 @@ def send(
                 except OSError:
                     sending = False  # the server closed: read what it answered
                     continue
-                answer.offered += count
+                answer.offered += max(0, count - head_left)
+                head_left = max(0, head_left - count)
                 del pending[:count]
         answer.acked = bytes_acked(sock)
     finally:
@@ -150,13 +161,3 @@ def send(
     if parsed:
         answer.status, answer.headers, answer.body, answer.interim = parsed
     return answer
-
-
-def rss_bytes(pids: list[int]) -> int:
-    """Resident memory of these processes together."""
-    total = 0
-    for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) * 1024
-    return total
