@@ -6,8 +6,22 @@ tests/fuzz holds the platform to this schema: an answer with a status, a body or
 schema does not give for that operation fails the suite.
 """
 
+import re
+
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
+
+
+class ServletAutoSchema(AutoSchema):
+    """drf-spectacular's schema of a view, with operation ids that keep the path's parameters: the
+    servlet has many calls at the same path with and without a trailing parameter
+    (chat/talk/{bot_uuid} and chat/talk/{bot_uuid}/{context_id}), whose default ids collided."""
+
+    def get_operation_id(self) -> str:
+        path = re.sub(self.path_prefix, "", self.path, flags=re.IGNORECASE)
+        tokens = [token.strip("{}").replace("-", "_") for token in path.strip("/").split("/") if token]
+        return "_".join([*(tokens or ["root"]), self.method_mapping[self.method.lower()]])
 
 
 class ServletErrorSerializer(serializers.Serializer):

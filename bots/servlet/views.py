@@ -10,6 +10,7 @@ from bots.models import Bot
 
 from .errors import UnknownBot
 from .params import ServletParams, check_text
+from .schema import ServletAutoSchema
 
 
 class AnyAccept(BaseContentNegotiation):
@@ -29,6 +30,7 @@ class ServletView(APIView):
     permission_classes: list = []
     content_negotiation_class = AnyAccept
     renderer_classes = [JSONRenderer]
+    schema = ServletAutoSchema()
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
