@@ -124,13 +124,18 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL")
 if REDIS_URL:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
     # channels_redis blocks 5 s on each read and redis-py's default socket timeout is 5 s too: every
     # idle websocket was closed (1011) 5 s after it opened. The read timeout stays well above that.
+    # After Redis restarts, the layer's pooled connections are dead: without a retry on a fresh
+    # connection, the first websocket of each process to use one was closed (1011) once Redis was back.
     REDIS_CHANNEL_HOST = {
         "address": REDIS_URL,
         "socket_timeout": 30,
         "socket_connect_timeout": 5,
         "socket_keepalive": True,
+        "retry_on_error": [RedisConnectionError],
     }
     # Every socket of a server process receives through one Redis key, and channels_redis's capacity
     # (100 by default) counts that key: a burst of pushes to more sockets than that was dropped.
@@ -140,7 +145,15 @@ if REDIS_URL:
             "CONFIG": {"hosts": [REDIS_CHANNEL_HOST], "capacity": 20_000},
         }
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # A Redis that does not answer must not hold a login or an export: what uses the cache falls back
+    # to the process after these timeouts (bots/status/services.py FallbackCache).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2, "retry_on_error": [RedisConnectionError]},
+        }
+    }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
