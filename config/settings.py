@@ -146,12 +146,13 @@ if REDIS_URL:
         }
     }
     # A Redis that does not answer must not hold a login or an export: what uses the cache falls back
-    # to the process after these timeouts (bots/status/services.py FallbackCache).
+    # to the process after these timeouts (bots/status/services.py FallbackCache). A dead pooled
+    # connection needs no retry here: redis-py's pool replaces it when it is taken.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2, "retry_on_error": [RedisConnectionError]},
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:

@@ -32,6 +32,9 @@ PROBE_CONNECT_TIMEOUT_SECONDS = 2
 # Clients are told to come back after this long (Retry-After); the database is probed far more often.
 RETRY_AFTER_SECONDS = 5
 CACHE_LOG_EVERY_SECONDS = 60
+# After the shared cache failed, calls skip it for this long and use the process's memory at once: a
+# Redis that times out (a host gone) instead of refusing would cost every call its timeout.
+CACHE_SKIP_SECONDS = 3
 DATABASE_DOWN = "the database is unavailable"
 CACHE_DOWN = "the shared cache is unreachable"
 
@@ -199,12 +202,18 @@ def cache_failed_recently(seconds: float = CACHE_LOG_EVERY_SECONDS) -> bool:
     return _cache_last_failure > 0 and time.monotonic() - _cache_last_failure < seconds
 
 
+def shared_cache_skipped() -> bool:
+    """The shared cache failed a moment ago: go to the process's memory without trying it again."""
+    return cache_failed_recently(CACHE_SKIP_SECONDS)
+
+
 class FallbackCache:
     """The shared cache, or while it is unreachable a cache of this process only (logged).
 
     It has the cache's methods (get, get_many, set, add, incr, touch, delete, delete_many…). Each
-    call goes to the shared cache first, so nothing needs doing when it comes back; what was
-    counted in this process meanwhile stays here and expires."""
+    call goes to the shared cache first (unless it failed in the last CACHE_SKIP_SECONDS), so nothing
+    needs doing when it comes back; what was counted in this process meanwhile stays here and
+    expires."""
 
     def __init__(self, user: str, max_entries: int = 10_000):
         self.user = user
@@ -214,6 +223,8 @@ class FallbackCache:
         return functools.partial(self._call, operation)
 
     def _call(self, operation: str, *args, **kwargs):
+        if shared_cache_skipped():
+            return getattr(self.local, operation)(*args, **kwargs)
         try:
             return getattr(cache, operation)(*args, **kwargs)
         except Exception as error:

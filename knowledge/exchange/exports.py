@@ -11,7 +11,7 @@ import time
 
 from django.core.cache import cache
 
-from bots.status.services import FallbackCache, cache_failed, is_cache_outage
+from bots.status.services import FallbackCache, cache_failed, is_cache_outage, shared_cache_skipped
 
 # A worker that dies mid-export frees the slot after this long; a running export keeps renewing it.
 SLOT_SECONDS = 120
@@ -28,14 +28,15 @@ class ExportSlot:
 
     def acquire(self) -> bool:
         self.renewed = time.monotonic()
-        try:
-            return self.store.add(self.key, self.token, timeout=SLOT_SECONDS)
-        except Exception as error:
-            if not is_cache_outage(error):
-                raise
-            cache_failed(error, _fallback.user)
-            self.store = _fallback.local
-            return self.store.add(self.key, self.token, timeout=SLOT_SECONDS)
+        if not shared_cache_skipped():
+            try:
+                return self.store.add(self.key, self.token, timeout=SLOT_SECONDS)
+            except Exception as error:
+                if not is_cache_outage(error):
+                    raise
+                cache_failed(error, _fallback.user)
+        self.store = _fallback.local
+        return self.store.add(self.key, self.token, timeout=SLOT_SECONDS)
 
     def renew(self):
         now = time.monotonic()
