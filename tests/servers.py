@@ -249,7 +249,9 @@ class Server:
 
     def stop(self):
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            # On SIGINT (quick stop) gunicorn 27 left its uvicorn worker running until killed 10 s later:
+            # SIGTERM is gunicorn's graceful stop. daphne stops on SIGINT.
+            self.process.send_signal(signal.SIGINT if self.kind == "daphne" else signal.SIGTERM)
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
