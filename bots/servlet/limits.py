@@ -147,8 +147,10 @@ def _without_root(path: str, root: str) -> str:
 
 
 class BodyLimitMiddleware:
-    """ASGI middleware: 413 on a declared length over the limit before the application runs; a streamed
-    body is counted as it arrives and refused at the limit."""
+    """ASGI middleware: 413 on a declared length over the limit before the application runs; a chunked
+    body is read up to the limit first and handed over with its length (as under WSGI: Django reads a
+    multipart body without a Content-Length as empty, so a chunked upload would lose its file); any other
+    body without a length is counted as it arrives and refused at the limit."""
 
     def __init__(self, application):
         self.application = application
@@ -163,6 +165,8 @@ class BodyLimitMiddleware:
         declared = _declared_length(headers.get(b"content-length"))
         if declared is not None and declared > limit.max_bytes:
             return await self._refuse(send, limit, path, origin)
+        if declared is None and b"chunked" in headers.get(b"transfer-encoding", b"").lower():
+            return await self._with_length(scope, receive, send, limit, path, origin)
 
         received = 0
         refused = False
@@ -192,6 +196,40 @@ class BodyLimitMiddleware:
             await send(message)
 
         return await self.application(scope, bounded_receive, guarded_send)
+
+    async def _with_length(self, scope, receive, send, limit, path, origin):
+        """Read a chunked body up to the limit (in memory up to FILE_UPLOAD_MAX_MEMORY_SIZE, then on disk),
+        then run the application with a Content-Length and the body played back from the file."""
+        spool = tempfile.SpooledTemporaryFile(max_size=getattr(settings, "FILE_UPLOAD_MAX_MEMORY_SIZE", MB))  # noqa: SIM115
+        try:
+            size = 0
+            more_body = True
+            while more_body:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client left: there is no one to answer
+                piece = message.get("body", b"")
+                size += len(piece)
+                if size > limit.max_bytes:
+                    return await self._refuse(send, limit, path, origin)
+                spool.write(piece)
+                more_body = message.get("more_body", False)
+            spool.seek(0)
+            headers = [(name, value) for name, value in scope["headers"] if name != b"transfer-encoding"]
+            headers.append((b"content-length", str(size).encode()))
+            played = False
+
+            async def played_back():
+                nonlocal played
+                if played:
+                    return await receive()  # then the server's own messages (http.disconnect)
+                piece = spool.read(READ_BYTES)
+                played = spool.tell() >= size
+                return {"type": "http.request", "body": piece, "more_body": not played}
+
+            return await self.application({**scope, "headers": headers}, played_back, send)
+        finally:
+            spool.close()
 
     @staticmethod
     async def _refuse(send, limit, path, origin):
