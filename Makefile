@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | md5sum | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test bench lint format browser clean
+.PHONY: install run test bench lint format browser clean prod prod-stop prod-status
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,20 @@ run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
 	$(BIN)/daphne --bind $(HOST) --port $(PORT) config.asgi:application
+
+# The production layout on this machine, as it runs on several (deploy/prod.py): nginx with TLS on
+# https://127.0.0.1:8443 in front of gunicorn's uvicorn workers, kept running by supervisord. Needs
+# DATABASE_URL (PostgreSQL) and REDIS_URL, e.g.
+#   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bots REDIS_URL=redis://127.0.0.1:6379/1 make prod
+# Installs Debian's nginx with apt-get when it is missing. PROD_* variables: see deploy/prod.py.
+prod: install
+	$(BIN)/python deploy/prod.py start
+
+prod-stop:
+	$(BIN)/python deploy/prod.py stop
+
+prod-status:
+	$(BIN)/python deploy/prod.py status
 
 # The browser tests drive Debian's chromium (never a downloaded browser).
 browser:
@@ -42,6 +56,7 @@ bench: install
 	$(BIN)/python bench/talk.py
 	$(BIN)/python bench/kb_import.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/livechat.py --postgres-url $(BENCH_POSTGRES_URL)
+	$(BIN)/python bench/talk_load.py --postgres-url $(BENCH_POSTGRES_URL)
 
 lint: install
 	$(BIN)/ruff check .

@@ -69,8 +69,6 @@ class ScratchLayout:
         self.workers = workers
         self.env = {
             **{name: value for name, value in os.environ.items() if not name.startswith("PROD_")},
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
             "DATA_DIR": str(self.folder / "data"),
             "STATIC_ROOT": str(self.folder / "static"),
             "PROD_DIR": str(self.dir),
@@ -81,6 +79,8 @@ class ScratchLayout:
             "DJANGO_SETTINGS_MODULE": "config.settings",
             **(env or {}),
         }
+        # A proxy-only layout has no database or Redis of its own.
+        self.env.update({name: url for name, url in (("DATABASE_URL", database_url), ("REDIS_URL", redis_url)) if url})
         self.started_output = ""
 
     # ------------------------------------------------------------------ starting and stopping

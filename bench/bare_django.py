@@ -1,0 +1,40 @@
+"""A bare Django project for bench/talk_load.py: one JSON view that reads a form and answers, with no
+database, middleware or matching, served by the same gunicorn (deploy/gunicorn.conf.py), uvicorn workers
+and nginx as the platform. What it serves is the stack's own cost; the talk's figures beside it show
+what the platform adds. Never part of the product's URLs.
+
+    gunicorn -c deploy/gunicorn.conf.py bench.bare_django:application
+"""
+
+import time
+
+import django
+from django.conf import settings
+from django.core.asgi import get_asgi_application
+from django.http import JsonResponse
+from django.urls import re_path
+
+settings.configure(
+    DEBUG=False,
+    ALLOWED_HOSTS=["*"],
+    ROOT_URLCONF=__name__,
+    SECRET_KEY="bench-only, no session or signature uses it",
+    MIDDLEWARE=[],
+    INSTALLED_APPS=[],
+    USE_TZ=True,
+)
+
+
+def answer(request):
+    """Reads the form as the talk does and answers a JSON body of the talk's shape."""
+    user_input = request.POST.get("userInput", "")
+    return JsonResponse(
+        {"type": "talkResponse", "values": {"text": user_input[:200], "serverTime": int(time.time() * 1000)}}
+    )
+
+
+# Every path: the layout's readiness check (/servlet/api/serverstatus) and the talk's URL alike.
+urlpatterns = [re_path(r"", answer)]
+
+django.setup()
+application = get_asgi_application()
