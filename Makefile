@@ -56,7 +56,7 @@ bench: install
 	$(BIN)/python bench/talk.py
 	$(BIN)/python bench/kb_import.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/livechat.py --postgres-url $(BENCH_POSTGRES_URL)
-	$(BIN)/python bench/talk_load.py --postgres-url $(BENCH_POSTGRES_URL)
+	$(BIN)/python bench/talk_load.py
 
 lint: install
 	$(BIN)/ruff check .
