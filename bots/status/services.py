@@ -7,7 +7,10 @@ failure met anywhere (a request, a status check) therefore marks the database do
 answered 503 at once without touching it (bots/servlet/middleware.py), and one thread of this process
 tries a fresh connection every PROBE_SECONDS. When one succeeds, the pool is replaced by a new one
 (fresh connections, no backoff) and requests are served again. Errors that are not about reaching
-the database (a deadlock, SQLite's "database is locked") only fail their own request.
+the database (a deadlock, SQLite's "database is locked") only fail their own request, and so does a
+pool timeout while a fresh connection answers (a saturated server, not a database that is down).
+A process that starts while the database is down learns it from its first request, after the
+pool's timeout.
 
 Cache. When the shared cache is unreachable, what keeps counters or locks in it (the login lockout,
 the one-export-at-a-time slot) goes on with a cache of this process (`FallbackCache`): the same rules,
@@ -67,6 +70,20 @@ def is_connection_failure(error: BaseException) -> bool:
     return False
 
 
+def is_pool_timeout(error: BaseException) -> bool:
+    """No connection of the pool came free in time: the database may be down, or only busy."""
+    try:
+        import psycopg_pool
+    except ImportError:
+        return False
+    seen = 0
+    while error is not None and seen < 5:
+        if isinstance(error, psycopg_pool.PoolTimeout):
+            return True
+        error, seen = error.__cause__, seen + 1
+    return False
+
+
 class DatabaseWatch:
     """Down or not, for this process; while down, a thread probes and brings the service back."""
 
@@ -94,6 +111,11 @@ class DatabaseWatch:
         whether the database is now known to be down."""
         if not is_connection_failure(error):
             return self.down() is not None
+        if self.down() is None and is_pool_timeout(error) and self._answers():
+            # Every pooled connection was busy, yet a fresh one answers: the server is saturated, not
+            # cut off from its database. This request gets its 503; the others are still served.
+            log.warning("No pooled database connection came free in time (%s); the database answers", error)
+            return False
         with self._lock:
             self._error = f"{type(error).__name__}: {str(error)[:200]}"
             if self._down_since is not None:
@@ -125,6 +147,13 @@ class DatabaseWatch:
                 self.changes += 1
             log.warning("The database answers again after %.1f s: requests are served", down_for)
             return
+
+    def _answers(self) -> bool:
+        try:
+            self._probe()
+        except Exception:
+            return False
+        return True
 
     def _probe(self) -> None:
         """One fresh connection, outside the pool (whose own attempts may be backing off)."""
