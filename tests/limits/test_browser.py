@@ -1,7 +1,6 @@
-"""A chatbox on another site reads the 413 in a real browser (Debian's chromium): the refusal carries
-the CORS header although it never reaches Django's middleware, and it arrives before the browser has
-sent the body, under each server. The page's origin is http://localhost:<port>; the calls go to
-http://127.0.0.1:<port>, another origin."""
+"""A chatbox on another site reads the 413 in a real browser (Debian's chromium), under each server: the
+refusal carries the CORS header although Django's CORS middleware never sees it. The page's origin is
+http://localhost:<port>; the calls go to http://127.0.0.1:<port>, another origin."""
 
 import pytest
 
@@ -31,7 +30,7 @@ def test_a_chatbox_on_another_origin_reads_the_413(browser, server):  # noqa: F8
         page.goto(f"http://localhost:{server.port}/admin/login/")  # a light page: no chatbox polling
         for path, size, limit in (
             (TALK_PATH, 200 * 1024, CHAT_LIMIT),
-            (f"/servlet/api/bot/knowledgebase/import/{BOT_UUID}", 20 * MB, IMPORT_LIMIT),
+            (f"/servlet/api/bot/knowledgebase/import/{BOT_UUID}", 4 * MB, IMPORT_LIMIT),
         ):
             answer = page.evaluate(FETCH, [server.url(path), size])
             assert answer["status"] == 413, (server.kind, path, answer)
