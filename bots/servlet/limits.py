@@ -16,9 +16,11 @@ A body over its limit is refused with 413 and the servlet error shape (`TOO_LARG
 connection is closed, so a server never reads the rest of it:
 
 - `BodyLimitMiddleware` (ASGI, around the whole application in config/asgi.py) refuses on the declared
-  Content-Length before calling the application, and counts a body without one (chunked) as the server
-  hands it over, answering 413 at the limit and telling the application the client is gone. This is all
-  uvicorn needs: it reads a request body only as the application asks for it (64 KB ahead at most).
+  Content-Length before calling the application. A chunked body (no Content-Length) it reads first, up to
+  the limit (413 there), into a spooled file, and gives the application with its length, as Django needs
+  for a multipart body; any other body without a length is counted as the server hands it over (413 at
+  the limit, and the application is told the client is gone). This is all uvicorn needs: it reads a
+  request body only as the application asks for it (64 KB ahead at most).
 - daphne cannot be helped by an ASGI middleware alone: Twisted stores the whole body (in a temporary file
   above 100 kB) and, for a POST, parses a form or multipart body into `request.args` in memory, before
   daphne gives the application its first byte. `install_daphne_guard` makes daphne build its requests
