@@ -43,6 +43,7 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 OPERATIONS = r"^/(servlet/api/|chatHttp/)"
 # A developer chasing one failure narrows the run to the operations whose path matches this.
 ONLY = os.environ.get("FUZZ_ONLY", "")
+CONTEXT_FIELDS = {"contextId", "contextUUID", "contextUuid", "contextuuid", "ctx"}
 STORED = (Dialog, Interaction, Visit, ClientError, GdprRequest)
 SETTINGS = hypothesis.settings(
     max_examples=MAX_EXAMPLES,
@@ -84,7 +85,8 @@ class Target:
 
     def aim(self, case) -> None:
         # The choice depends on the generated case only, so a run stays reproducible.
-        roll = int(hashlib.sha256(repr(case.path_parameters).encode()).hexdigest(), 16) % 8
+        generated = repr((case.path_parameters, case.query, case.body)).encode()
+        roll = int(hashlib.sha256(generated).hexdigest(), 16) % 8
         parameters = case.path_parameters or {}
         if roll and "bot_uuid" in parameters:
             parameters["bot_uuid"] = str(self.bot.uuid)
@@ -92,6 +94,11 @@ class Target:
             parameters["context_id"] = self.context_id
         if roll > 4 and "login" in parameters:
             parameters["login"] = self.user.username
+        # Most chat calls name their context in a field: a live one lets them run past its lookup.
+        for fields in (case.query, case.body):
+            if roll > 2 and isinstance(fields, dict):
+                for name in CONTEXT_FIELDS.intersection(fields):
+                    fields[name] = self.context_id
 
     def token(self) -> str:
         """A fresh valid token for each request: the fuzzer may revoke the one it was given."""
