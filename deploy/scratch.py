@@ -189,7 +189,7 @@ class ScratchLayout:
         master = self.nginx_master_pid()
         return [pid for pid in children(master) if alive(pid)] if master else []
 
-    def wait_for(self, condition, what: str, timeout: float = 60):
+    def wait_for(self, condition, what: str, timeout: float = 120):
         """Polls `condition` until it returns something true (returned), or fails saying `what`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
