@@ -3,8 +3,6 @@ status, the old servlet's chatHttp) and the Operators availability and Callback 
 
 Each call's schema names its fields and every answer it gives, errors included (bots/servlet/schema.py)."""
 
-import json
-
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
@@ -15,6 +13,7 @@ from accounts.models import Membership
 from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
 from bots.servlet.envelope import b64_decode, envelope, plain_json
 from bots.servlet.errors import Forbidden, InvalidField, MissingField, NotFound
+from bots.servlet.params import parse_json
 from bots.servlet.schema import (
     BOOLEAN,
     CHAT_ERRORS,
@@ -171,11 +170,8 @@ class ChatStatusView(ChatView):
 )
 class ChatHttpView(ChatView):
     def post(self, request):
-        raw = self.params(request).text("data", required=True)
-        try:
-            frame = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise InvalidField("data", "not a JSON object") from None
+        # Read by the rules of every other field: depth bounded, no NUL or lone surrogate in its strings.
+        frame = parse_json("data", self.params(request).text("data", required=True))
         if not isinstance(frame, dict):
             raise InvalidField("data", "not a JSON object")
         outcome = frames.handle(frame, "polling")

@@ -13,7 +13,9 @@ schemathesis's own pytest plugin (`from_fixture(...).parametrize()`) does not ru
 about 200 times: one test per file drives every operation through Hypothesis instead.
 """
 
+import base64
 import hashlib
+import json
 import os
 import random
 import traceback
@@ -99,6 +101,18 @@ class Target:
             if roll > 2 and isinstance(fields, dict):
                 for name in CONTEXT_FIELDS.intersection(fields):
                     fields[name] = self.context_id
+                # The old servlet's chatHttp carries a whole chatbox frame: a talk whose text is what
+                # was generated reaches the frame handler instead of stopping at the JSON parser.
+                if case.path.startswith("/chatHttp") and isinstance(fields.get("data"), str):
+                    fields["data"] = self.talk_frame(fields["data"])
+
+    def talk_frame(self, text: str) -> str:
+        parameters = {"botId": str(self.bot.uuid), "contextId": self.context_id, "userInput": text[:200]}
+        encoded = {
+            name: base64.b64encode(value.encode("utf-8", "surrogatepass")).decode()
+            for name, value in parameters.items()
+        }
+        return json.dumps({"type": "talk", "parameters": encoded})
 
     def token(self) -> str:
         """A fresh valid token for each request: the fuzzer may revoke the one it was given."""
