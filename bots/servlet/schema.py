@@ -49,10 +49,13 @@ ERROR_MEANINGS = {
     413: "The request body is larger than this call accepts (TOO_LARGE, maxBytes).",
     429: "Too many requests: repeated wrong passwords (LOGIN_SLOWED, LOGIN_LOCKED) or another limit; "
     "Retry-After says when to try again.",
+    503: "A shared service is down (DATABASE_UNAVAILABLE, CACHE_UNAVAILABLE): nothing was done; Retry-After "
+    "(and `retryAfter`) says when to try again.",
 }
 
-# Any request may carry a body, and every URL bounds it (bots/servlet/limits.py).
-ALWAYS = (413,)
+# Any request may carry a body, and every URL bounds it (bots/servlet/limits.py); any request may meet
+# the database down (bots/servlet/middleware.py), except the server status, which then answers Ko.
+ALWAYS = (413, 503)
 # A chat call: bad input, an unknown bot (or context).
 CHAT_ERRORS = (400, 404, *ALWAYS)
 # A call that needs credentials; HTTP Basic counts wrong passwords, so any of them may answer 429.

@@ -231,7 +231,6 @@ class WelcomeCallView(ChatView):
             "{} without rules; else `values`: base64 of the JSON array of rules {kId, conditions}.",
         )
     },
-    errors=(404, 413),
 )
 class PushRulesView(ChatView):
     def post(self, request, bot_uuid):

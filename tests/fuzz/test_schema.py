@@ -1,0 +1,59 @@
+"""The schema the fuzzer holds the platform to is itself sound: drf-spectacular generates it without
+a warning and it validates as OpenAPI 3; every operation documents the errors any request may meet
+(413 for a body over its limit, 503 for a shared service down — except the server status, which then
+answers Ko), each in the one servlet error shape; and operation ids are unique without numbering."""
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
+
+
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory, django_db_blocker):
+    path = tmp_path_factory.mktemp("schema") / "schema.yml"
+    with django_db_blocker.unblock():
+        # --fail-on-warn: a warning (an id collision, an unresolvable serializer…) fails the command.
+        call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(path))
+    return yaml.safe_load(path.read_text())
+
+
+def operations(schema):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            if method in HTTP_METHODS:
+                yield path, method, operation
+
+
+def test_every_operation_documents_the_errors_any_request_may_meet(schema):
+    undocumented = []
+    for path, method, operation in operations(schema):
+        expected = {"413"} if path.endswith("/serverstatus/") else {"413", "503"}
+        missing = expected - set(map(str, operation["responses"]))
+        if missing:
+            undocumented.append(f"{method.upper()} {path}: {sorted(missing)}")
+    assert not undocumented
+
+
+def test_every_documented_error_is_the_servlet_error_shape(schema):
+    error_ref = "#/components/schemas/ServletError"
+    others = []
+    for path, method, operation in operations(schema):
+        for status, response in operation["responses"].items():
+            if int(status) < 400:
+                continue
+            refs = {media["schema"].get("$ref") for media in response.get("content", {}).values()}
+            if refs != {error_ref}:
+                others.append(f"{method.upper()} {path} {status}: {refs}")
+    assert not others
+    assert set(schema["components"]["schemas"]["ServletError"]["required"]) == {"error", "code"}
+
+
+def test_operation_ids_are_unique_and_name_their_path(schema):
+    ids = [operation["operationId"] for _, _, operation in operations(schema)]
+    assert len(ids) == len(set(ids)) > 100
+    talk = schema["paths"]["/servlet/api/chat/talk/{bot_uuid}/{context_id}/"]["post"]
+    assert talk["operationId"] == "servlet_api_chat_talk_bot_uuid_context_id_create"
