@@ -106,12 +106,14 @@ class Visitor:
 
     def post(self, path: str, fields: dict) -> Outcome:
         body = urllib.parse.urlencode(fields).encode()
-        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        return self.request("POST", path, body, {"Content-Type": "application/x-www-form-urlencoded"})
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None) -> Outcome:
         started = time.perf_counter()
         try:
             if self.connection is None:
                 self.connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=60, context=self.ssl)
-            self.connection.request("POST", path, body=body, headers=headers)
+            self.connection.request(method, path, body=body, headers=headers or {})
             response = self.connection.getresponse()
             content = response.read()
             outcome = Outcome(started, time.perf_counter(), response.status, content, response.getheader("Retry-After"))
@@ -340,9 +342,19 @@ def main():
             bare_phase = run_phase("bare", bare.proxy.https_port, bare_tls, args)
             print_summaries([("talk (demo bot)", summary(talk)), ("bare Django JSON view", summary(bare_phase))])
 
-            events = []
+            events, monitored = [], []
+
+            def monitor(started: float, until: float):
+                """The server status, as monitoring sees it, once a second."""
+                watcher = Visitor(layout.https_port, talk_tls, seed=1)
+                while time.perf_counter() < until:
+                    outcome = watcher.request("GET", "/servlet/api/serverstatus")
+                    monitored.append((outcome.ended - started, outcome.status, outcome.body))
+                    time.sleep(max(0.0, 1.0 - (outcome.ended - outcome.started)))
+                watcher.close()
 
             def fault(started: float):
+                threading.Thread(target=monitor, args=(started, started + args.fault_run), daemon=True).start()
                 time.sleep(max(0.0, started + args.fault_at - time.perf_counter()))
                 events.append(("PostgreSQL stopped", time.perf_counter() - started))
                 postgres.stop("fast")
@@ -351,7 +363,7 @@ def main():
                 events.append(("PostgreSQL started", time.perf_counter() - started))
 
             faulted = run_phase("fault", layout.https_port, talk_tls, args, duration=args.fault_run, during=fault)
-            print_fault(faulted, events)
+            print_fault(faulted, events, monitored)
             print_summaries([("talk, PostgreSQL down", summary(faulted))])
 
             stored = check_stored([warmed, talk, faulted], database_url)
@@ -370,7 +382,7 @@ def main():
             redis.stop()
 
 
-def print_fault(phase: Phase, events: list[tuple[str, float]]) -> None:
+def print_fault(phase: Phase, events: list[tuple[str, float]], monitored: list) -> None:
     print(f"\nfault: {', '.join(f'{what} at {second:.1f} s' for what, second in events)}")
     print("statuses clients got, by second of the answer:")
     by_second = defaultdict(Counter)
@@ -386,6 +398,16 @@ def print_fault(phase: Phase, events: list[tuple[str, float]]) -> None:
         ]
         if back:
             print(f"  first 200 after the restart: {min(back) - restarted:.2f} s after PostgreSQL was started")
+    print("the server status (GET /servlet/api/serverstatus, once a second), as it changed:")
+    last = None
+    for second, status, body in monitored:
+        try:
+            shown = {k: v for k, v in json.loads(body).items() if k not in ("date", "version")}
+        except ValueError:
+            shown = body[:200].decode(errors="replace")
+        if (status, shown) != last:
+            print(f"  {second:>5.1f} s  {status} {json.dumps(shown, ensure_ascii=False)[:400]}")
+            last = (status, shown)
     seen = set()
     for outcome in phase.outcomes:
         if outcome.status != 200 and outcome.status not in seen:
