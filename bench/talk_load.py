@@ -45,7 +45,7 @@ if str(REPO) not in sys.path:  # run as `python bench/talk_load.py` from anywher
     sys.path.insert(0, str(REPO))
 
 from bench._common import percentile  # noqa: E402
-from deploy.scratch import ScratchLayout, free_port  # noqa: E402
+from deploy.scratch import ScratchLayout, children, free_port  # noqa: E402
 from tests.servers import BOT_UUID, PrivatePostgres, PrivateRedis, wait_for_port  # noqa: E402
 
 TALK = f"/servlet/api/chat/talk/{BOT_UUID}"
@@ -87,6 +87,7 @@ class Phase:
     asked: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     started: float = 0.0
     ended: float = 0.0
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of the app workers, of nginx's workers
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -154,9 +155,26 @@ class Visitor:
                     phase.answered[context].append(text)
 
 
-def run_phase(name: str, port: int, context: ssl.SSLContext, args, *, duration: float | None = None, during=None):
-    """`args.visitors` visitors at once; each holds `args.dialogs` dialogs (or dialogs until `duration`)."""
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time the processes have used (/proc/<pid>/stat), in seconds."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def run_phase(
+    name: str, port: int, context: ssl.SSLContext, args, *, servers=None, duration: float | None = None, during=None
+):
+    """`args.visitors` visitors at once; each holds `args.dialogs` dialogs (or dialogs until `duration`).
+    servers: (app workers, nginx workers) whose CPU time the phase measures (pids read at its start)."""
     phase = Phase(name)
+    measured = [pids() for pids in servers] if servers else []
+    cpu_before = [cpu_seconds(pids) for pids in measured]
     phase.started = time.perf_counter()
     stop = phase.started + duration if duration else None
 
@@ -178,6 +196,7 @@ def run_phase(name: str, port: int, context: ssl.SSLContext, args, *, duration: 
     for thread in threads:
         thread.join()
     phase.ended = time.perf_counter()
+    phase.cpu = [cpu_seconds(pids) - before for pids, before in zip(measured, cpu_before, strict=True)]
     return phase
 
 
@@ -194,15 +213,20 @@ def summary(phase: Phase) -> dict:
         "p99": percentile(latencies, 99),
         "errors": sum(count for status, count in statuses.items() if status != 200),
         "statuses": dict(statuses),
+        "app_cpu_ms": 1000 * phase.cpu[0] / len(phase.outcomes) if phase.cpu and phase.outcomes else float("nan"),
+        "nginx_cpu_ms": 1000 * phase.cpu[1] / len(phase.outcomes) if phase.cpu and phase.outcomes else float("nan"),
     }
 
 
 def print_summaries(rows: list[tuple[str, dict]]) -> None:
-    print(f"\n{'':<24}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    print(
+        f"\n{'':<24}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}"
+        f"{'app CPU ms/req':>16}{'nginx CPU ms/req':>18}"
+    )
     for label, s in rows:
         print(
             f"{label:<24}{s['requests']:>9}{s['rps']:>9.1f}{s['p50']:>9.1f}{s['p95']:>9.1f}{s['p99']:>9.1f}"
-            f"{s['errors']:>8}"
+            f"{s['errors']:>8}{s['app_cpu_ms']:>16.2f}{s['nginx_cpu_ms']:>18.2f}"
         )
 
 
@@ -272,6 +296,9 @@ class BareSite:
             "", "", workers=workers, env={"PROD_ROLE": "proxy", "PROD_APP_SERVERS": f"127.0.0.1:{self.port}"}
         ).start()
 
+    def worker_pids(self) -> list[int]:
+        return children(self.process.pid)
+
     def stop(self):
         self.proxy.stop()
         self.process.terminate()
@@ -338,8 +365,10 @@ def main():
             warmed = warm_up(layout.https_port, talk_tls)
             warm_up(bare.proxy.https_port, bare_tls, rounds=2)
 
-            talk = run_phase("talk", layout.https_port, talk_tls, args)
-            bare_phase = run_phase("bare", bare.proxy.https_port, bare_tls, args)
+            talk_servers = (layout.worker_pids, layout.nginx_worker_pids)
+            bare_servers = (bare.worker_pids, bare.proxy.nginx_worker_pids)
+            talk = run_phase("talk", layout.https_port, talk_tls, args, servers=talk_servers)
+            bare_phase = run_phase("bare", bare.proxy.https_port, bare_tls, args, servers=bare_servers)
             print_summaries([("talk (demo bot)", summary(talk)), ("bare Django JSON view", summary(bare_phase))])
 
             events, monitored = [], []
@@ -362,7 +391,9 @@ def main():
                 postgres.start()
                 events.append(("PostgreSQL started", time.perf_counter() - started))
 
-            faulted = run_phase("fault", layout.https_port, talk_tls, args, duration=args.fault_run, during=fault)
+            faulted = run_phase(
+                "fault", layout.https_port, talk_tls, args, servers=talk_servers, duration=args.fault_run, during=fault
+            )
             print_fault(faulted, events, monitored)
             print_summaries([("talk, PostgreSQL down", summary(faulted))])
 
