@@ -84,11 +84,11 @@ def test_one_byte_over_the_limit_is_refused_and_the_limit_itself_is_not(server):
     path = f"/servlet/api/chat/error/{BOT_UUID}"
     fields = b"error=TypeError&message=m&stackTrace="
     at_limit = fields + b"x" * (CHAT_LIMIT - len(fields))
-    headers = {"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://shop.example"}
-    status, body = Browser(server).request("POST", path, at_limit, headers)
-    assert (status, body) == (200, b"{}")
-    status, body = Browser(server).request("POST", path, at_limit + b"x", headers)
-    assert status == 413, body
+    form = "application/x-www-form-urlencoded"
+    answer = wire.send(server.port, path, 0, body=at_limit, content_type=form)
+    assert (answer.status, answer.body) == (200, b"{}")
+    answer = wire.send(server.port, path, 0, body=at_limit + b"x", content_type=form)
+    assert_refused(answer, CHAT_LIMIT, "CHAT_BODY_MAX_BYTES", servlet=True)
 
 
 def test_a_client_that_waits_for_100_continue_is_answered_413_without_sending_the_body(server):
