@@ -132,6 +132,10 @@ class DatabaseWatch:
         return True
 
     def _watch(self) -> None:
+        # Requests that were already waiting for a pooled connection when the outage was found would
+        # wait the pool's whole timeout (10 s): closing the pool fails them now (503), and nothing
+        # else asks the database until it answers again.
+        self._renew_pool()
         while True:
             time.sleep(PROBE_SECONDS)
             try:
@@ -173,8 +177,9 @@ class DatabaseWatch:
             wrapper.close()
 
     def _renew_pool(self) -> None:
-        """A new pool: the old one's reconnection attempts may be minutes apart by now. Connections
-        still lent out go back to the old pool, which closes them."""
+        """The pool is closed, and the next use makes a new one: the old one's reconnection attempts
+        may be minutes apart by now, and its waiters fail at once. Connections still lent out go back
+        to the old pool, which closes them."""
         wrapper = connections[self.alias]
         if wrapper.vendor != "postgresql" or not wrapper.settings_dict["OPTIONS"].get("pool"):
             return
