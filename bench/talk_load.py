@@ -30,7 +30,6 @@ import os
 import platform
 import random
 import ssl
-import subprocess
 import sys
 import tempfile
 import threading
@@ -45,8 +44,9 @@ if str(REPO) not in sys.path:  # run as `python bench/talk_load.py` from anywher
     sys.path.insert(0, str(REPO))
 
 from bench._common import percentile  # noqa: E402
-from deploy.scratch import ScratchLayout, children, free_port  # noqa: E402
-from tests.servers import BOT_UUID, PrivatePostgres, PrivateRedis, wait_for_port  # noqa: E402
+from bench.sites import GunicornSite  # noqa: E402
+from deploy.scratch import ScratchLayout  # noqa: E402
+from tests.servers import BOT_UUID, PrivatePostgres, PrivateRedis  # noqa: E402
 
 TALK = f"/servlet/api/chat/talk/{BOT_UUID}"
 # Questions the demo bot knows, words it rewords, and questions it does not know.
@@ -268,45 +268,12 @@ def in_order(wanted: list[str], stored: list[str]) -> bool:
     return all(any(text == have for have in remaining) for text in wanted)
 
 
-class BareSite:
+class BareSite(GunicornSite):
     """bench/bare_django.py under gunicorn with the layout's configuration, and an nginx of its own in front
     (deploy/prod.py, proxy role: the same template, certificate and settings)."""
 
     def __init__(self, workers: int):
-        self.port = free_port()
-        self.folder = Path(tempfile.mkdtemp(prefix="bare-site-"))
-        self.log = open(self.folder / "gunicorn.log", "wb")  # noqa: SIM115 (open while it runs)
-        environment = {
-            **{k: v for k, v in os.environ.items() if not k.startswith("PROD_")},
-            "PROD_BIND": f"127.0.0.1:{self.port}",
-            "PROD_WORKERS": str(workers),
-            "PROD_DIR": str(self.folder),
-            "GUNICORN_LOG_LEVEL": "warning",
-        }
-        gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-        self.process = subprocess.Popen(
-            [gunicorn, "-c", str(REPO / "deploy" / "gunicorn.conf.py"), "bench.bare_django:application"],
-            cwd=REPO,
-            env=environment,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_for_port(self.port, process=self.process)
-        self.proxy = ScratchLayout(
-            "", "", workers=workers, env={"PROD_ROLE": "proxy", "PROD_APP_SERVERS": f"127.0.0.1:{self.port}"}
-        ).start()
-
-    def worker_pids(self) -> list[int]:
-        return children(self.process.pid)
-
-    def stop(self):
-        self.proxy.stop()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.log.close()
+        super().__init__("bench.bare_django:application", workers)
 
 
 def warm_up(port: int, context: ssl.SSLContext, rounds: int = 12) -> Phase:
