@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | md5sum | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test bench lint format browser clean prod prod-stop prod-status
+.PHONY: install run test bench lint format browser wrk clean prod prod-stop prod-status
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,18 +45,26 @@ browser:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+# The talk speed benchmark's load tool: Debian's wrk (never a downloaded binary).
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { \
+		echo "Installing Debian's wrk for bench/talk_speed.py"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq wrk >/dev/null; }
+
 test: install browser
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # Every benchmark prints its figures (the README records them). kb_import needs this machine's
 # PostgreSQL for its PostgreSQL figures (BENCH_POSTGRES_URL, a scratch database it recreates).
 BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/kbbench
-bench: install
+bench: install wrk
 	$(BIN)/python bench/matching.py
 	$(BIN)/python bench/talk.py
 	$(BIN)/python bench/kb_import.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/livechat.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/talk_load.py
+	$(BIN)/python bench/talk_speed.py
 
 lint: install
 	$(BIN)/ruff check .

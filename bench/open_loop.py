@@ -4,7 +4,7 @@ whether or not earlier ones were answered, and each latency counts from the mome
 connections (TLS or not), opened as needed; the talk's form as the chatbox sends it, a fifth of the
 talks starting a dialog, the others continuing a dialog that is not waiting for an answer (up to 5 turns).
 
-    run(host, port, tls, path, rate=200, seconds=20) -> Result (latencies, statuses, 200s per dialog)
+    run(host, port, tls, path, rate=200, seconds=20, connections=100) -> Result (latencies, statuses, 200s per dialog)
 """
 
 from __future__ import annotations
@@ -79,9 +79,14 @@ class Connection:
         self.writer.close()
 
 
-async def _run(host: str, port: int, tls: ssl.SSLContext | None, path: str, rate: float, seconds: float) -> Result:
+async def _run(
+    host: str, port: int, tls: ssl.SSLContext | None, path: str, rate: float, seconds: float, connections: int
+) -> Result:
     result = Result(rate, seconds)
     idle: list[Connection] = []
+    # At most this many requests out at once (each on its own connection, as browsers would): beyond it a
+    # due request waits for a connection, and its latency counts the wait.
+    slots = asyncio.Semaphore(connections)
     waiting: list[tuple[str, int]] = []  # dialogs not waiting for an answer: (context, turns so far)
     loop = asyncio.get_running_loop()
 
@@ -100,6 +105,10 @@ async def _run(host: str, port: int, tls: ssl.SSLContext | None, path: str, rate
         return request, dialog
 
     async def one(index: int, due: float):
+        async with slots:
+            await exchange(index, due)
+
+    async def exchange(index: int, due: float):
         request, dialog = form(index)
         connection = idle.pop() if idle else None
         try:
@@ -146,5 +155,7 @@ async def _run(host: str, port: int, tls: ssl.SSLContext | None, path: str, rate
     return result
 
 
-def run(host: str, port: int, tls: ssl.SSLContext | None, path: str, rate: float, seconds: float) -> Result:
-    return asyncio.run(_run(host, port, tls, path, rate, seconds))
+def run(
+    host: str, port: int, tls: ssl.SSLContext | None, path: str, rate: float, seconds: float, connections: int = 100
+) -> Result:
+    return asyncio.run(_run(host, port, tls, path, rate, seconds, connections))
