@@ -3,12 +3,12 @@ console, take one (so nobody else calls) and close it with what came of it."""
 
 import re
 
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.lockout import client_address
 from bots.servlet.errors import Forbidden, InvalidField, MissingField, NotFound, TooManyRequests
+from bots.status.services import FallbackCache
 
 from . import delivery
 from .models import Callback, Operator
@@ -19,6 +19,8 @@ PHONE = re.compile(r"^\+?[0-9 ().\-/]{6,24}$")
 OPEN_LISTED = 100
 ANONYMOUS_PER_WINDOW = 5
 ANONYMOUS_WINDOW_SECONDS = 600
+# The shared cache, or this process's memory while it is unreachable (callbacks stay limited, not 503).
+cache = FallbackCache("the callback limit")
 
 
 def limit_anonymous(request, bot) -> None:

@@ -29,6 +29,11 @@ class LayerWatch:
         try:
             return await super().__call__(scope, receive, send)
         except Exception as error:
+            # The consumer dies without its disconnect(): an operator's heartbeat would keep a dead
+            # console "available" forever, so its visitors would never be moved.
+            heartbeat = getattr(self, "heartbeat", None)
+            if heartbeat is not None:
+                heartbeat.cancel()
             await database_sync_to_async(record_layer_failure)(error)
             raise
 

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from bots.status import services
 from dialogs.handover import Code
 from knowledge.models import GlobalSentence
 
@@ -172,9 +173,15 @@ def ensure_running() -> None:
 async def _run(interval: float):
     while True:
         await asyncio.sleep(interval)
+        # While the database is known to be down there is nothing to sweep (its watch logs the outage);
+        # the clocks resume by themselves when it answers again.
+        if services.database_down():
+            continue
         try:
             await database_sync_to_async(sweep)()
-        except Exception:  # a failing pass (database down) must not stop the clocks
+        except Exception as error:  # a failing pass must not stop the clocks
+            if services.database.failed(error):
+                continue  # the database went down under this pass: the watch takes over from here
             log.exception("Live chat's timers failed; trying again in %s s", interval)
 
 

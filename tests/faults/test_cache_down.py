@@ -206,3 +206,38 @@ def test_redis_stops_under_load_logins_chat_and_exports_go_on_and_everything_rec
         f" {[guess.status for guess in guesses]}; export {export.status}; status while down {down};"
         f" status Ok {status_ok_after:.2f} s after Redis started"
     )
+
+
+def test_an_operator_console_that_redis_took_down_goes_offline_after_the_grace(tmp_path):
+    """The console's socket dies with its channel layer; its heartbeat must die with it, or the operator
+    stays "available" forever and visitors keep being sent to a console nobody sees."""
+    folder = tmp_path / "platform"
+    folder.mkdir()
+    redis = PrivateRedis(folder).start()
+    with ExitStack() as stack:
+        stack.callback(redis.stop)
+        platform = stack.enter_context(Platform(folder, redis_url=redis.url, grace_seconds=3))
+        server = platform.servers[0]
+        platform.add_operator(OPERATOR, OPERATOR_PASSWORD, max_dialogs=2)
+        console = Console(server, OPERATOR, OPERATOR_PASSWORD, stack)
+        console.send(action="status", status="available")
+        console.until("operator")
+
+        def available():
+            answer = call(server.base, "POST", f"/servlet/api/operators/available/{BOT_UUID}", {})
+            assert answer.status == 200, answer
+            return answer.json()["available"]
+
+        wait_for(available, lambda value: value is True, "available with the console open")
+        redis.stop()
+        wait_for(available, lambda value: value is False, "offline once its console died with Redis")
+
+        # With nobody online, a visitor asks to be called back: still taken, still limited per address
+        # (the limit counts in this process while the shared cache is down).
+        asked = [
+            call(
+                server.base, "POST", f"/servlet/api/callback/{BOT_UUID}", {"phone": "+33 1 23 45 67 89", "name": "Zoé"}
+            )
+            for _ in range(6)
+        ]
+        assert [answer.status for answer in asked] == [201] * 5 + [429], asked
