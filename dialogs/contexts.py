@@ -25,7 +25,11 @@ def active_dialog(bot, context_id: str | None, now=None) -> Dialog | None:
     parsed = parse_context_id(context_id)
     if parsed is None:
         return None
-    dialog = Dialog.objects.filter(bot=bot, uuid=parsed).first()
+    return still_active(Dialog.objects.filter(bot=bot, uuid=parsed).first(), now)
+
+
+def still_active(dialog: Dialog | None, now=None) -> Dialog | None:
+    """The dialog if it is still usable; a revoked one is archived on the way."""
     if dialog is None:
         return None
     now = now or timezone.now()
@@ -34,6 +38,16 @@ def active_dialog(bot, context_id: str | None, now=None) -> Dialog | None:
             Dialog.objects.filter(pk=dialog.pk, archived_at=None).update(archived_at=now)
         return None
     return dialog
+
+
+def dialog_with_bot(bot_uuid: str | None, context_id: str | None) -> Dialog | None:
+    """The dialog of that context id in the bot of that UUID, its bot loaded in the same query (a talk
+    in a running dialog then needs no separate bot lookup); None when either id is unknown."""
+    parsed = parse_context_id(context_id)
+    bot = parse_context_id(bot_uuid)
+    if parsed is None or bot is None:
+        return None
+    return Dialog.objects.select_related("bot").filter(uuid=parsed, bot__uuid=bot).first()
 
 
 def known_dialog(bot, context_id: str | None) -> Dialog | None:

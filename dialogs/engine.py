@@ -8,7 +8,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from knowledge import matching
-from knowledge.answers import answers_for
 from knowledge.links import plain_formulation
 from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
@@ -78,10 +77,17 @@ class TalkResponse:
         return values
 
 
-def talk(bot, request: TalkRequest) -> TalkResponse:
+# `talk` looks the dialog up itself unless the caller did (contexts.dialog_with_bot, joined to the bot).
+LOOK_UP = object()
+
+
+def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
     now = timezone.now()
     snapshot = snapshot_for(bot)
-    dialog = contexts.active_dialog(bot, request.context_id, now)
+    if found is LOOK_UP:
+        dialog = contexts.active_dialog(bot, request.context_id, now)
+    else:
+        dialog = contexts.still_active(found, now)
     if dialog is None:
         # Stored below with its first interaction, in one transaction: a talk that fails leaves nothing.
         dialog = open_dialog(bot, request, snapshot, now, store=False)
@@ -319,7 +325,7 @@ def _reword_text(snapshot: Snapshot, language: str, candidate) -> str:
 def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int) -> Reply | None:
     complements = snapshot.complements_for(item_id, dialog.language, space_id, dialog.qualification_mode)
     wanted = [item_id] + [cid for cid, _ in complements if cid != item_id]
-    answers = answers_for(wanted, dialog.language, space_id, snapshot.default_space_id)
+    answers = snapshot.answers(wanted, dialog.language, space_id)
     main = answers.get(item_id)
     if main is None:
         return None

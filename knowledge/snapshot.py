@@ -15,6 +15,7 @@ from django.conf import settings
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 
 from . import matching
+from .answers import answers_for
 from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,16 @@ class Snapshot:
         if key not in self._memo:
             self._memo[key] = factory()
         return self._memo[key]
+
+    def answers(self, item_ids: list[int], language: str, space_id: int) -> dict[int, Answer]:
+        """Each item's answer for the language and space (answers_for), read once per knowledge version:
+        answers are knowledge, and any edit to them makes a new snapshot. Shared: never modify them."""
+        key = ("answers", tuple(item_ids), language, space_id)
+        found = self._memo.get(key)
+        if found is None:
+            found = answers_for(item_ids, language, space_id, self.default_space_id)
+            self._memo[key] = found
+        return found
 
     def matcher(self, language: str) -> "matching.Matcher":
         found = self._matchers.get(language)

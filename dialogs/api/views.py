@@ -13,7 +13,7 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
 from bots.servlet.envelope import b64, envelope, json_string, plain_json, script
-from bots.servlet.errors import InvalidField, MissingField, NotFound
+from bots.servlet.errors import InvalidField, MissingField, NotFound, ServletError
 from bots.servlet.params import CONTEXT_ID
 from bots.servlet.schema import (
     B64,
@@ -202,8 +202,15 @@ class ChatView(ServletView):
 )
 class TalkView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
-        bot = get_bot(bot_uuid)
-        answer = talk(bot, talk_request_from_params(self.params(request), context_id))
+        try:
+            wanted = talk_request_from_params(self.params(request), context_id)
+        except ServletError:
+            get_bot(bot_uuid)  # an unknown bot is named before a bad field, as on every chat call
+            raise
+        # A running dialog comes with its bot in one query; a new one needs the bot looked up.
+        dialog = contexts.dialog_with_bot(bot_uuid, wanted.context_id)
+        bot = dialog.bot if dialog is not None else get_bot(bot_uuid)
+        answer = talk(bot, wanted, found=dialog)
         return envelope("talkResponse", answer.values(bot))
 
 
