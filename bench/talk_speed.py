@@ -14,7 +14,9 @@ production layout serves the platform):
 4. every talk that answered 200 stored (counted per dialog in the database afterwards), no error.
 
     python bench/talk_speed.py [--workers 2] [--connections 50] [--seconds 15] [--rate-seconds 20]
-                               [--only sqlite,postgres,default,daphne]
+                               [--only sqlite,postgres,default,daphne] [--direct]
+
+--direct sends the load in plain HTTP straight to gunicorn (no nginx, no TLS), as the issue measured.
 
 wrk (Debian's; `make wrk` installs it) drives the maximum-throughput runs; its own CPU per request is
 printed, and the open-loop client's ceiling against the bare view too, so that neither is mistaken for
@@ -76,9 +78,10 @@ class Run:
         return sum(count for status, count in self.statuses.items() if status != 200)
 
 
-def wrk(label: str, port: int, path: str, connections: int, seconds: float, servers=None, tls=True) -> Run:
+def wrk(label: str, address: tuple[int, bool], path: str, connections: int, seconds: float, servers=None) -> Run:
     """Closed loop: `connections` keep-alive connections each sending its next talk as soon as the last is
-    answered (wrk, one thread). servers: the processes whose CPU the run counts."""
+    answered (wrk, one thread). address: (port, over TLS); servers: the processes whose CPU the run counts."""
+    port, tls = address
     before_server = cpu_seconds(servers()) if servers else 0.0
     before_client = resource.getrusage(resource.RUSAGE_CHILDREN)
     scheme = "https" if tls else "http"
@@ -127,7 +130,8 @@ def wrk(label: str, port: int, path: str, connections: int, seconds: float, serv
     )
 
 
-def fixed_rate(label: str, port: int, path: str, rate: float, seconds: float, servers=None, tls=True) -> Run:
+def fixed_rate(label: str, address: tuple[int, bool], path: str, rate: float, seconds: float, servers=None) -> Run:
+    port, tls = address
     before = cpu_seconds(servers()) if servers else 0.0
     context = None
     if tls:
@@ -219,6 +223,10 @@ class Bench:
         self.bare: GunicornSite | None = None
         self.missing = 0  # talks answered 200 and not stored, over every part
 
+    def entry(self, site: GunicornSite) -> tuple[int, bool]:
+        """Where the load goes: nginx with TLS (the production layout), or with --direct gunicorn itself."""
+        return (site.port, False) if self.args.direct else (site.https_port, True)
+
     def target(self, what: str, measured: str, met: bool) -> None:
         self.targets.append((what, measured, met))
 
@@ -233,14 +241,16 @@ class Bench:
 
     def warm(self, site: GunicornSite, path: str) -> Run:
         """Every worker loads its models and builds its index before the clock starts."""
-        return wrk("warm-up", site.https_port, path, 8, 4)
+        return wrk("warm-up", self.entry(site), path, 8, 4)
 
     def client_ceiling(self) -> None:
         heading("The clients' own ceilings, against the bare view (so that neither is mistaken for the server's)")
         bare = self.bare
-        show(wrk("wrk, bare view, closed loop", bare.https_port, TALK, self.args.connections, 5, bare.worker_pids))
+        show(wrk("wrk, bare view, closed loop", self.entry(bare), TALK, self.args.connections, 5, bare.worker_pids))
         rate = 2000
-        run = show(fixed_rate(f"open-loop client asked {rate} req/s", bare.https_port, TALK, rate, 3, bare.worker_pids))
+        run = show(
+            fixed_rate(f"open-loop client asked {rate} req/s", self.entry(bare), TALK, rate, 3, bare.worker_pids)
+        )
         per_request = run.client_cpu / max(1, run.requests)
         print(
             f"  open-loop client: {1000 * per_request:.2f} ms of CPU per request (one core would carry "
@@ -256,11 +266,18 @@ class Bench:
         try:
             runs = [self.warm(site, TALK)]
             talk = show(
-                wrk("talk, lexical-only (max)", site.https_port, TALK, args.connections, args.seconds, site.worker_pids)
+                wrk(
+                    "talk, lexical-only (max)", self.entry(site), TALK, args.connections, args.seconds, site.worker_pids
+                )
             )
             bare = show(
                 wrk(
-                    "bare view (max)", self.bare.https_port, TALK, args.connections, args.seconds, self.bare.worker_pids
+                    "bare view (max)",
+                    self.entry(self.bare),
+                    TALK,
+                    args.connections,
+                    args.seconds,
+                    self.bare.worker_pids,
                 )
             )
             runs.append(talk)
@@ -268,7 +285,7 @@ class Bench:
             steady = show(
                 fixed_rate(
                     f"talk at {rate} req/s (80 % of max, open loop)",
-                    site.https_port,
+                    self.entry(site),
                     TALK,
                     rate,
                     args.rate_seconds,
@@ -316,11 +333,16 @@ class Bench:
             runs = [self.warm(site, TALK)]
             self.warm(matcher, TALK)
             talk = show(
-                wrk("talk, default (max)", site.https_port, TALK, args.connections, args.seconds, site.worker_pids)
+                wrk("talk, default (max)", self.entry(site), TALK, args.connections, args.seconds, site.worker_pids)
             )
             alone = show(
                 wrk(
-                    "matcher alone (max)", matcher.https_port, TALK, args.connections, args.seconds, matcher.worker_pids
+                    "matcher alone (max)",
+                    self.entry(matcher),
+                    TALK,
+                    args.connections,
+                    args.seconds,
+                    matcher.worker_pids,
                 )
             )
             runs.append(talk)
@@ -328,7 +350,7 @@ class Bench:
             steady = show(
                 fixed_rate(
                     f"talk at {rate} req/s (80 % of max, open loop)",
-                    site.https_port,
+                    self.entry(site),
                     TALK,
                     rate,
                     args.rate_seconds,
@@ -359,7 +381,7 @@ class Bench:
         platform_ = self.platform("daphne", database_url, embeddings=True)
         server = platform_.start_server("daphne")
         try:
-            runs = [wrk("warm-up", server.port, TALK, 4, 4, tls=False)]
+            runs = [wrk("warm-up", (server.port, False), TALK, 4, 4)]
             steady = show(
                 fixed_rate(
                     "talk at 50 req/s (open loop)",
@@ -368,7 +390,6 @@ class Bench:
                     50,
                     args.rate_seconds,
                     lambda: [server.process.pid],
-                    tls=False,
                 )
             )
             runs.append(steady)
@@ -386,6 +407,9 @@ def main():
     parser.add_argument("--connections", type=int, default=50, help="wrk's connections in the maximum runs")
     parser.add_argument("--seconds", type=int, default=15, help="length of each maximum-throughput run")
     parser.add_argument("--rate-seconds", type=float, default=20, help="length of each fixed-rate run")
+    parser.add_argument(
+        "--direct", action="store_true", help="plain HTTP straight to gunicorn, no nginx (as the issue measured)"
+    )
     parser.add_argument("--only", default="sqlite,postgres,default,daphne", help="which parts, comma-separated")
     args = parser.parse_args()
     parts = set(args.only.split(","))
@@ -396,7 +420,9 @@ def main():
         sys.exit("talk_speed: initdb/pg_ctl are needed for the private PostgreSQL (apt-get install postgresql)")
     load = os.getloadavg()
     print(
-        f"talk_speed: {args.workers} workers; {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
+        f"talk_speed: {args.workers} workers, "
+        f"{'plain HTTP to gunicorn (no nginx)' if args.direct else 'through nginx with TLS'}; "
+        f"{os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
         f"clients on the same machine; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
         flush=True,
     )
@@ -404,7 +430,7 @@ def main():
     bench.bare = GunicornSite("bench.bare_django:application", args.workers)
     postgres = redis = None
     try:
-        wrk("warm-up", bench.bare.https_port, TALK, 8, 2)
+        wrk("warm-up", bench.entry(bench.bare), TALK, 8, 2)
         bench.client_ceiling()
         if "sqlite" in parts:
             bench.lexical("SQLite", f"sqlite:///{bench.folder / 'lexical.sqlite3'}", None)
