@@ -131,7 +131,8 @@ def _tag_filter(snapshot: Snapshot, params: ServletParams) -> tuple[set[int] | N
     value = params.text("tagID", "tagId", "tag").strip()
     if not value:
         return None, ""
-    if value.isdigit() and int(value) in snapshot.tag_names:
+    # ASCII digits only: str.isdigit() also accepts "³", which int() refuses (a 500 found by fuzzing).
+    if value.isascii() and value.isdigit() and int(value) in snapshot.tag_names:
         tag_id = int(value)
     else:
         tag_id = next((tid for tid, name in snapshot.tag_names.items() if name.lower() == value.lower()), None)

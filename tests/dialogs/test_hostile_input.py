@@ -275,3 +275,11 @@ def test_a_failed_talk_in_a_running_dialog_changes_nothing(chatbox):
         response = chatbox.post(f"chat/talk/{chatbox.bot}/{chatbox.context_id}", {"userInput": "blablabla zzz"})
     assert response.status_code == 500
     assert (stored(), list(Dialog.objects.values_list("last_activity", "misunderstood_streak"))) == before
+
+
+@pytest.mark.parametrize("tag", ["³", "١٢", "²5"])
+def test_a_tag_id_of_digits_that_are_not_ascii_is_an_unknown_tag(chatbox, tag):
+    """str.isdigit() holds for "³" and Arabic-Indic digits, which int() refuses: it answered 500
+    (found by the fuzzer, tests/fuzz)."""
+    response = chatbox.post(f"chat/topknowledge/{chatbox.bot}", {"tagID": tag})
+    assert_json_error(response, 404, "UNKNOWN_TAG")
