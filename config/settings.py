@@ -103,6 +103,9 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'db.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Each process keeps its connections for the next request (config/sqlite_pool): under ASGI,
+    # CONN_MAX_AGE never reuses one, and opening one cost a tenth of a lexical talk.
+    DATABASES["default"]["ENGINE"] = "config.sqlite_pool"
     # WAL lets the chat read while an import writes; the timeout rides out short write locks.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
