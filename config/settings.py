@@ -4,10 +4,17 @@ With no environment at all the platform runs embedded: a SQLite file, an in-memo
 a local-memory cache. DATABASE_URL and REDIS_URL switch to PostgreSQL and Redis for real deployments.
 """
 
+import os
 import secrets
 from pathlib import Path
 
 import environ
+
+# One BLAS / OpenMP thread per process, set before numpy loads: a server process serves many requests
+# on threads of its own and several processes share the cores, so a product split over every core only
+# made the threads wait on each other (knowledge/matching/embeddings.py, workers.py).
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(environ.Env().str("DATA_DIR", default=str(BASE_DIR / "data")))

@@ -23,6 +23,9 @@ wsgi_app = "config.asgi:application"
 chdir = str(REPO)
 bind = [os.environ.get("PROD_BIND", "127.0.0.1:8001")]
 workers = int(os.environ.get("PROD_WORKERS") or os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
+# Each worker learns how many share the machine's cores, and keeps its matching's side threads to its
+# share of them (knowledge/matching/workers.py).
+os.environ["WEB_CONCURRENCY"] = str(workers)
 # Every worker serves HTTP and websockets; live chat crosses workers (and machines) through Redis.
 worker_class = "uvicorn_worker.UvicornWorker"
 proc_name = "bots-app"

@@ -20,9 +20,20 @@ _in_flight = 0
 _guard = threading.Lock()
 
 
+def cores() -> int:
+    """This process's share of the machine's cores: the server processes that share them (gunicorn's
+    workers; deploy/gunicorn.conf.py tells them their number in WEB_CONCURRENCY) each get an equal part,
+    so that no worker's side threads take a core another worker's requests need."""
+    try:
+        processes = max(1, int(os.environ.get("WEB_CONCURRENCY") or 1))
+    except ValueError:
+        processes = 1
+    return max(1, (os.cpu_count() or 1) // processes)
+
+
 @functools.cache
 def pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="matching")
+    return ThreadPoolExecutor(max_workers=max(2, cores()), thread_name_prefix="matching")
 
 
 @contextmanager
@@ -39,8 +50,8 @@ def query() -> Iterator[None]:
 
 
 def alone() -> bool:
-    """Whether side threads may help: at most one query in progress and more than one core."""
-    return _in_flight <= 1 and (os.cpu_count() or 1) > 1
+    """Whether side threads may help: at most one query in progress and more than one core for this process."""
+    return _in_flight <= 1 and cores() > 1
 
 
 def matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
