@@ -121,7 +121,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
-    DATABASES["default"].setdefault("TEST", {})
+    # Tests use an in-memory database, as Django does for SQLite (named here: with its own ENGINE,
+    # pytest-django would otherwise take the file's path for a server's database name).
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", ":memory:")
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not DATABASES["default"].get("CONN_MAX_AGE"):
     # Under ASGI every request and every websocket frame may run on a new thread: a connection pool
     # (psycopg's) spares each one opening its own connection (2-3 ms, and the server's CPU). A
