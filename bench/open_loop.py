@@ -18,18 +18,10 @@ import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 
-QUESTIONS = [
-    ("fr", "Quels sont vos horaires d'ouverture ?"),
-    ("fr", "j'ai perdu ma carte"),
-    ("fr", "comment faire un virement"),
-    ("fr", "Combien coûte le compte ?"),
-    ("fr", "carte"),
-    ("fr", "xyzzy plugh"),
-    ("fr", "quelle est la couleur du ciel sur Mars"),
-    ("en", "What are your opening hours?"),
-    ("en", "I forgot my password"),
-    ("en", "can you recommend a good pizza place"),
-]
+from bench.talk_load import KNOWN, UNKNOWN
+
+# The questions bench/talk_load.py asks (answers, rewordings, questions the demo bot does not know).
+QUESTIONS = KNOWN + UNKNOWN
 TURNS = 5
 NEW_DIALOG_EVERY = 5
 

@@ -78,6 +78,15 @@ class Run:
         return sum(count for status, count in self.statuses.items() if status != 200)
 
 
+def questions_file() -> Path:
+    """The questions of bench/open_loop.py (those of bench/talk_load.py), one "language<TAB>text" a line,
+    for the wrk script."""
+    path = Path(tempfile.gettempdir()) / f"talk-speed-questions-{os.getpid()}.tsv"
+    if not path.exists():
+        path.write_text("".join(f"{language}\t{text}\n" for language, text in open_loop.QUESTIONS), encoding="utf-8")
+    return path
+
+
 def wrk(label: str, address: tuple[int, bool], path: str, connections: int, seconds: float, servers=None) -> Run:
     """Closed loop: `connections` keep-alive connections each sending its next talk as soon as the last is
     answered (wrk, one thread). address: (port, over TLS); servers: the processes whose CPU the run counts."""
@@ -88,7 +97,7 @@ def wrk(label: str, address: tuple[int, bool], path: str, connections: int, seco
     done = subprocess.run(
         [
             *("wrk", "-t1", f"-c{connections}", f"-d{round(seconds)}s", "--timeout", "30s"),
-            *("-s", str(WRK_SCRIPT), f"{scheme}://127.0.0.1:{port}", "--", path),
+            *("-s", str(WRK_SCRIPT), f"{scheme}://127.0.0.1:{port}", "--", path, str(questions_file())),
         ],
         capture_output=True,
         text=True,
@@ -385,7 +394,7 @@ class Bench:
             steady = show(
                 fixed_rate(
                     "talk at 50 req/s (open loop)",
-                    server.port,
+                    (server.port, False),
                     TALK,
                     50,
                     args.rate_seconds,
@@ -444,6 +453,7 @@ def main():
         if "daphne" in parts:
             bench.daphne()
     finally:
+        questions_file().unlink(missing_ok=True)
         bench.bare.stop()
         if redis is not None:
             redis.stop()

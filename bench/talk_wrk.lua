@@ -2,20 +2,10 @@
 -- rewords and does not know), a fifth of the talks starting a dialog and the others continuing one of
 -- the dialogs this thread's answers opened (up to 5 turns each). Counts what came back so that the
 -- benchmark can check every 200 against the database: per dialog (the answer's contextId), per status.
---   wrk -s bench/talk_wrk.lua https://127.0.0.1:PORT -- /servlet/api/chat/talk/BOT
+--   wrk -s bench/talk_wrk.lua https://127.0.0.1:PORT -- /servlet/api/chat/talk/BOT questions.tsv
+-- questions.tsv: one question a line, "language<TAB>text".
 
-local questions = {
-  { "fr", "Quels sont vos horaires d'ouverture ?" },
-  { "fr", "j'ai perdu ma carte" },
-  { "fr", "comment faire un virement" },
-  { "fr", "Combien coûte le compte ?" },
-  { "fr", "carte" },
-  { "fr", "xyzzy plugh" },
-  { "fr", "quelle est la couleur du ciel sur Mars" },
-  { "en", "What are your opening hours?" },
-  { "en", "I forgot my password" },
-  { "en", "can you recommend a good pizza place" },
-}
+local questions = {}  -- read by init() from the file bench/talk_speed.py writes (open_loop.QUESTIONS)
 local TURNS = 5
 local NEW_DIALOG_EVERY = 5
 
@@ -33,6 +23,10 @@ dialogs = {}    -- (global) contextId (as answered, base64) -> talks answered 20
 
 function init(args)
   path = args[1] or "/"
+  for line in io.lines(args[2]) do
+    local language, text = line:match("^([^\t]+)\t(.*)$")
+    if language then table.insert(questions, { language, text }) end
+  end
   counter = id * 7919
 end
 
