@@ -175,6 +175,12 @@ def show(run: Run) -> Run:
     return run
 
 
+def kept_up(run: Run, rate: float) -> str:
+    """Said when the servers did not keep up with the fixed rate (answered under 95 % of it over the run):
+    a queue grew, and the latencies say so; on a shared machine, other load may be the cause."""
+    return "" if run.rps >= 0.95 * rate else f" (answered only {run.rps:.0f} req/s: saturated)"
+
+
 def heading(title: str) -> None:
     print(f"\n{title}")
     print(
@@ -315,7 +321,9 @@ class Bench:
             ratio >= 0.25,
         )
         self.target(
-            f"{name}: lexical p99 ≤ 50 ms at 80 % of max", f"{steady.p99:.1f} ms at {rate} req/s", steady.p99 <= 50
+            f"{name}: lexical p99 ≤ 50 ms at 80 % of max",
+            f"{steady.p99:.1f} ms at {rate} req/s{kept_up(steady, rate)}",
+            steady.p99 <= 50,
         )
         self.zero_errors(name, [talk, steady], check)
 
@@ -380,7 +388,11 @@ class Bench:
             f"{100 * ratio:.1f} % ({talk.rps:.0f} / {alone.rps:.0f} req/s)",
             ratio >= 0.8,
         )
-        self.target("default: p99 ≤ 100 ms at 80 % of max", f"{steady.p99:.1f} ms at {rate} req/s", steady.p99 <= 100)
+        self.target(
+            "default: p99 ≤ 100 ms at 80 % of max",
+            f"{steady.p99:.1f} ms at {rate} req/s{kept_up(steady, rate)}",
+            steady.p99 <= 100,
+        )
         self.zero_errors("default", [talk, steady], check)
 
     def daphne(self) -> None:
