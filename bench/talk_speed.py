@@ -3,9 +3,9 @@ count (gunicorn with deploy/gunicorn.conf.py and N uvicorn workers, behind nginx
 production layout serves the platform):
 
 1. lexical-only talk (MATCHING_EMBEDDINGS off) vs the bare Django view (bench/bare_django.py), on
-   SQLite and on PostgreSQL: the maximum throughput of each (wrk, closed loop), their ratio (target
-   >= 25 %); then the talk at 80 % of its maximum rate, open loop (bench/open_loop.py): p50 / p95 / p99
-   (target p99 <= 50 ms);
+   SQLite and on PostgreSQL: the maximum throughput of each (wrk, closed loop; the two sides alternate
+   in rounds, 3 x 5 s each), their ratio (target >= 25 %); then the talk at 80 % of its maximum rate,
+   open loop (bench/open_loop.py): p50 / p95 / p99 (target p99 <= 50 ms);
 2. default configuration (sentence embeddings) on PostgreSQL: the talk's maximum throughput vs the
    matcher's own (bench/matcher_django.py: only the matching, same questions, same workers; target
    >= 80 %); p99 at 80 % of the talk's maximum (target <= 100 ms);
@@ -13,7 +13,7 @@ production layout serves the platform):
    p99 (target <= 100 ms);
 4. every talk that answered 200 stored (counted per dialog in the database afterwards), no error.
 
-    python bench/talk_speed.py [--workers 2] [--connections 50] [--seconds 15] [--rate-seconds 20]
+    python bench/talk_speed.py [--workers 2] [--connections 50] [--seconds 15] [--rounds 3] [--rate-seconds 20]
                                [--only sqlite,postgres,default,daphne] [--direct]
 
 --direct sends the load in plain HTTP straight to gunicorn (no nginx, no TLS), as the issue measured.
@@ -72,6 +72,7 @@ class Run:
     server_cpu: float = 0.0
     client_cpu: float = 0.0
     requests: int = 0
+    seconds: float = 0.0
 
     @property
     def errors(self) -> int:
@@ -136,6 +137,30 @@ def wrk(label: str, address: tuple[int, bool], path: str, connections: int, seco
         server_cpu=(cpu_seconds(servers()) - before_server) if servers else 0.0,
         client_cpu=client,
         requests=requests,
+        seconds=duration,
+    )
+
+
+def combined(label: str, rounds: list[Run]) -> Run:
+    """Rounds of one side of an alternated comparison as one run: requests over seconds; each latency
+    percentile the worst round's (wrk's histograms do not add up)."""
+    statuses, dialogs = Counter(), Counter()
+    for run in rounds:
+        statuses.update(run.statuses)
+        dialogs.update(run.dialogs)
+    requests, seconds = sum(run.requests for run in rounds), sum(run.seconds for run in rounds)
+    return Run(
+        label,
+        requests / seconds,
+        max(run.p50 for run in rounds),
+        max(run.p95 for run in rounds),
+        max(run.p99 for run in rounds),
+        statuses,
+        dialogs,
+        server_cpu=sum(run.server_cpu for run in rounds),
+        client_cpu=sum(run.client_cpu for run in rounds),
+        requests=requests,
+        seconds=seconds,
     )
 
 
@@ -254,6 +279,17 @@ class Bench:
     def site(self, application: str, environment: dict) -> GunicornSite:
         return GunicornSite(application, self.args.workers, environment)
 
+    def alternated(self, one: tuple[str, GunicornSite], other: tuple[str, GunicornSite]) -> tuple[Run, Run]:
+        """The two sides' maximum throughput in alternating rounds (one, other, one, other...), so that the
+        machine's other load, which varies over a run, weighs on both alike."""
+        args = self.args
+        seconds = max(1, round(args.seconds / args.rounds))
+        rounds = {one[0]: [], other[0]: []}
+        for _ in range(args.rounds):
+            for label, site in (one, other):
+                rounds[label].append(wrk(label, self.entry(site), TALK, args.connections, seconds, site.worker_pids))
+        return tuple(show(combined(f"{label} (max)", rounds[label])) for label, _ in (one, other))
+
     def warm(self, site: GunicornSite, path: str) -> Run:
         """Every worker loads its models and builds its index before the clock starts."""
         return wrk("warm-up", self.entry(site), path, 8, 4)
@@ -280,21 +316,7 @@ class Bench:
         site = self.site("config.asgi:application", platform_.env)
         try:
             runs = [self.warm(site, TALK)]
-            talk = show(
-                wrk(
-                    "talk, lexical-only (max)", self.entry(site), TALK, args.connections, args.seconds, site.worker_pids
-                )
-            )
-            bare = show(
-                wrk(
-                    "bare view (max)",
-                    self.entry(self.bare),
-                    TALK,
-                    args.connections,
-                    args.seconds,
-                    self.bare.worker_pids,
-                )
-            )
+            talk, bare = self.alternated(("talk, lexical-only", site), ("bare view", self.bare))
             runs.append(talk)
             rate = round(LOAD_SHARE * talk.rps)
             steady = show(
@@ -349,19 +371,7 @@ class Bench:
         try:
             runs = [self.warm(site, TALK)]
             self.warm(matcher, TALK)
-            talk = show(
-                wrk("talk, default (max)", self.entry(site), TALK, args.connections, args.seconds, site.worker_pids)
-            )
-            alone = show(
-                wrk(
-                    "matcher alone (max)",
-                    self.entry(matcher),
-                    TALK,
-                    args.connections,
-                    args.seconds,
-                    matcher.worker_pids,
-                )
-            )
+            talk, alone = self.alternated(("talk, default", site), ("matcher alone", matcher))
             runs.append(talk)
             rate = round(LOAD_SHARE * talk.rps)
             steady = show(
@@ -426,7 +436,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (PROD_WORKERS)")
     parser.add_argument("--connections", type=int, default=50, help="wrk's connections in the maximum runs")
-    parser.add_argument("--seconds", type=int, default=15, help="length of each maximum-throughput run")
+    parser.add_argument("--seconds", type=int, default=15, help="maximum-throughput seconds of each side")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds those seconds are cut into")
     parser.add_argument("--rate-seconds", type=float, default=20, help="length of each fixed-rate run")
     parser.add_argument(
         "--direct", action="store_true", help="plain HTTP straight to gunicorn, no nginx (as the issue measured)"
