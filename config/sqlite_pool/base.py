@@ -2,7 +2,7 @@
 
 Under ASGI (daphne for `make run`, uvicorn workers) every request runs its sync code on a thread of its
 own, so Django's persistent connections (CONN_MAX_AGE) are never reused there: each talk opened a SQLite
-connection (Django's functions registered, the PRAGMAs run), about 0.5 ms, a tenth of a lexical talk.
+connection (Django's functions registered, the PRAGMAs run): 0.29 ms of CPU, against 0.01 ms pooled.
 Here a connection Django closes goes back to a per-process pool instead, and the next request takes it:
 SQLite connections do not go stale, and Django already opens them shareable between threads
 (check_same_thread=False); one thread uses a connection at a time, as the pool hands each to one.
