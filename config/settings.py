@@ -131,6 +131,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not D
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "pool", {"min_size": 2, "max_size": env.int("DATABASE_POOL_SIZE", default=20), "timeout": 10}
     )
+    # The same backend, answering at once while the database is known to be down (config/postgres).
+    DATABASES["default"]["ENGINE"] = "config.postgres"
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

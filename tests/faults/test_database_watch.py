@@ -69,3 +69,20 @@ def test_errors_that_are_not_about_reaching_the_database_do_not(watch):
     assert not watch.failed(wrapped(deadlock))
     assert not watch.failed(ValueError("not a database error"))
     assert watch.down() is None and watch.changes == 0
+
+
+def test_while_the_database_is_known_down_a_pooled_connection_fails_at_once_instead_of_waiting(monkeypatch):
+    """A request that passed the outage check just before the outage was found must not wait the pool's
+    timeout for a connection the pool cannot make (config/postgres)."""
+    from django.db import connections
+
+    wrapper = connections.create_connection("default")
+    if not wrapper.settings_dict["OPTIONS"].get("pool"):
+        pytest.skip("PostgreSQL with the connection pool only")
+    monkeypatch.setattr(services, "database_down", lambda: services.DATABASE_DOWN)
+    with pytest.raises(OperationalError, match="the database is unavailable"):
+        wrapper.ensure_connection()  # as every query does
+    assert wrapper.connection is None
+    monkeypatch.undo()
+    wrapper.ensure_connection()  # once it is up again, connections come from the pool as before
+    wrapper.close()
