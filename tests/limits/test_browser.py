@@ -2,6 +2,8 @@
 refusal carries the CORS header although Django's CORS middleware never sees it. The page's origin is
 http://localhost:<port>; the calls go to http://127.0.0.1:<port>, another origin."""
 
+from pathlib import Path
+
 import pytest
 
 from tests.e2e.conftest import browser  # noqa: F401  (the fixture: Debian's chromium through Playwright)
@@ -9,6 +11,7 @@ from tests.limits.conftest import CHAT_LIMIT, IMPORT_LIMIT, MB, TALK_PATH
 from tests.servers import BOT_UUID
 
 pytestmark = pytest.mark.browser
+SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "limits"
 
 FETCH = """async ([url, size]) => {
     try {
@@ -36,5 +39,7 @@ def test_a_chatbox_on_another_origin_reads_the_413(browser, server):  # noqa: F8
             assert answer["status"] == 413, (server.kind, path, answer)
             assert answer["body"]["code"] == "TOO_LARGE"
             assert answer["body"]["maxBytes"] == limit
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"refusals-read-from-another-origin-{server.kind}.png"))
     finally:
         page.close()
