@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmarks: loading BANKING77, sampling knowledge bases, timing and memory."""
+"""Helpers shared by the benchmarks: loading BANKING77, sampling knowledge bases, timing and memory, and the
+demo bot served in process."""
 
 from __future__ import annotations
 
@@ -64,3 +65,31 @@ class Timer:
 
     def __exit__(self, *exc):
         self.seconds = time.perf_counter() - self.t0
+
+
+def demo_bot_in_process(database_url: str, scratch_prefix: str, **environment: str):
+    """Django set up in this process on a scratch SQLite (or `database_url`, flushed), migrated, with the
+    demo bot seeded; returns the bot. `environment` is set before Django loads (MATCHING_EMBEDDINGS…)."""
+    import tempfile
+
+    os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix=scratch_prefix)
+    os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+    os.environ.update(environment)
+    if database_url:
+        os.environ["DATABASE_URL"] = database_url
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from knowledge.demo.seed import seed_demo_bot
+
+    call_command("migrate", verbosity=0)
+    if database_url:
+        call_command("flush", interactive=False, verbosity=0)
+    bot, _ = seed_demo_bot()
+    return bot

@@ -8,15 +8,15 @@ folder by default, or the database at --database-url (it is flushed first: use a
 
 import argparse
 import base64
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from bench._common import demo_bot_in_process  # noqa: E402
 
 QUESTIONS = [
     ("fr", "Quels sont vos horaires d'ouverture ?"),
@@ -36,28 +36,10 @@ def main():
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
 
-    scratch = tempfile.mkdtemp(prefix="bench-talk-")
-    os.environ["DATA_DIR"] = scratch
-    os.environ.setdefault("ALLOWED_HOSTS", "testserver")
-    if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    bot = demo_bot_in_process(args.database_url, "bench-talk-")
     from django.db import connection
     from django.test import Client
 
-    from knowledge.demo.seed import seed_demo_bot
-
-    call_command("migrate", verbosity=0)
-    if args.database_url:
-        call_command("flush", interactive=False, verbosity=0)
-    bot, _ = seed_demo_bot()
     client = Client()
     url = f"/servlet/api/chat/talk/{bot.uuid}"
 

@@ -16,7 +16,6 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -26,16 +25,10 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-QUESTIONS = [
-    ("fr", "Quels sont vos horaires d'ouverture ?"),
-    ("fr", "j'ai perdu ma carte"),
-    ("fr", "oui"),
-    ("fr", "comment faire un virement"),
-    ("fr", "carte"),
-    ("fr", "xyzzy plugh"),
-    ("en", "how long does a transfer take"),
-    ("en", "I forgot my password"),
-]
+from bench._common import demo_bot_in_process  # noqa: E402
+from bench.talk import QUESTIONS  # noqa: E402
+
+# The same questions as bench/talk.py: answered, reworded, misunderstood, follow-ups, two languages.
 # The chatbox's form (client-contract.md §2), as in bench/talk_load.py.
 FORM = {
     "alreadyCame": "false",
@@ -160,31 +153,13 @@ def main():
     parser.add_argument("--no-ablation", action="store_true", help="skip the per-middleware runs")
     args = parser.parse_args()
 
-    os.environ["DATA_DIR"] = tempfile.mkdtemp(prefix="bench-talk-profile-")
-    os.environ.setdefault("ALLOWED_HOSTS", "testserver")
-    os.environ["MATCHING_EMBEDDINGS"] = args.embeddings
-    if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-
-    import django
-
-    django.setup()
+    bot = demo_bot_in_process(args.database_url, "bench-talk-profile-", MATCHING_EMBEDDINGS=args.embeddings)
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from knowledge.demo.seed import seed_demo_bot
-
-    call_command("migrate", verbosity=0)
-    if args.database_url:
-        call_command("flush", interactive=False, verbosity=0)
-    bot, _ = seed_demo_bot()
     url = f"/servlet/api/chat/talk/{bot.uuid}"
     print(f"talk profile on {connection.vendor}, embeddings {args.embeddings}, {args.talks} talks, one client")
 

@@ -318,17 +318,7 @@ class Bench:
             runs = [self.warm(site, TALK)]
             talk, bare = self.alternated(("talk, lexical-only", site), ("bare view", self.bare))
             runs.append(talk)
-            rate = round(LOAD_SHARE * talk.rps)
-            steady = show(
-                fixed_rate(
-                    f"talk at {rate} req/s (80 % of max, open loop)",
-                    self.entry(site),
-                    TALK,
-                    rate,
-                    args.rate_seconds,
-                    site.worker_pids,
-                )
-            )
+            rate, steady = self.steady(site, talk)
             runs.append(steady)
             check = check_stored(database_url, runs)
             print_stored(name, check)
@@ -348,6 +338,19 @@ class Bench:
             steady.p99 <= 50,
         )
         self.zero_errors(name, [talk, steady], check)
+
+    def steady(self, site, talk: Run) -> tuple[int, Run]:
+        """The talk at 80 % of the maximum rate `talk` measured, open loop: its rate and its run."""
+        rate = round(LOAD_SHARE * talk.rps)
+        run = fixed_rate(
+            f"talk at {rate} req/s (80 % of max, open loop)",
+            self.entry(site),
+            TALK,
+            rate,
+            self.args.rate_seconds,
+            site.worker_pids,
+        )
+        return rate, show(run)
 
     def zero_errors(self, name: str, runs: list[Run], check: dict) -> None:
         self.missing += check["missing"]
@@ -373,17 +376,7 @@ class Bench:
             self.warm(matcher, TALK)
             talk, alone = self.alternated(("talk, default", site), ("matcher alone", matcher))
             runs.append(talk)
-            rate = round(LOAD_SHARE * talk.rps)
-            steady = show(
-                fixed_rate(
-                    f"talk at {rate} req/s (80 % of max, open loop)",
-                    self.entry(site),
-                    TALK,
-                    rate,
-                    args.rate_seconds,
-                    site.worker_pids,
-                )
-            )
+            rate, steady = self.steady(site, talk)
             runs.append(steady)
             check = check_stored(database_url, runs)
             print_stored("default, PostgreSQL", check)
