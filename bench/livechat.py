@@ -65,6 +65,11 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # run as `python bench/livechat.py` from anywhere
+    sys.path.insert(0, str(REPO))
+
+from bench._common import percentile  # noqa: E402
+
 PYTHON = sys.executable
 DAPHNE = str(Path(PYTHON).with_name("daphne"))
 BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
@@ -133,16 +138,6 @@ def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60):
         except OSError:
             time.sleep(0.1)
     raise TimeoutError(f"nothing listens on port {port} after {timeout} s")
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    k = (len(s) - 1) * q / 100.0
-    lo = int(k)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 def b64(text: str) -> str:
