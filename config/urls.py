@@ -15,6 +15,10 @@ servlet_api = [
     path("", include("preferences.api.urls")),
     path("", include("knowledge.api.urls")),
     path("", include("livechat.api.urls")),
+    path("", include("dialogs.bulk.urls")),
+    path("", include("bots.logs.urls")),
+    path("", include("knowledge.external.urls")),
+    path("", include("accounts.saml.urls")),
 ]
 
 # The back office is the product's, not "Django administration".
@@ -31,6 +35,10 @@ urlpatterns = [
     # The old servlet's chat call (CV5's polling form of the live-chat frames), with or without /servlet.
     re_path(r"^(?:servlet/)?chatHttp/?$", ChatHttpView.as_view(), name="chat-http"),
     path("livechat/", include("livechat.pages")),
+    # The old servlet's other paths the chatbox calls: file upload, printable transcript, SAML's pages.
+    path("", include("livechat.uploads.urls")),
+    path("", include("dialogs.transcript.urls")),
+    path("", include("accounts.saml.site_urls")),
     re_path(r"^servlet/api/", include(servlet_api)),
     re_path(r"^api/", include(servlet_api)),
     path("", include("bots.pages")),
