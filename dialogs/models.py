@@ -50,7 +50,11 @@ class Dialog(models.Model):
 
     class Meta:
         ordering = ["-last_activity"]
-        indexes = [models.Index(fields=["bot", "last_activity"])]
+        indexes = [
+            models.Index(fields=["bot", "last_activity"]),
+            # The dialogs export walks a bot's dialogs in the order they started (dialogs/bulk/export.py).
+            models.Index(fields=["bot", "first_activity", "id"], name="dialogs_bot_started_idx"),
+        ]
 
     def __str__(self):
         return str(self.uuid)
@@ -176,3 +180,22 @@ class GdprRequest(models.Model):
 
     def __str__(self):
         return f"{self.object} for {self.client_id}"
+
+
+class DialogPurge(models.Model):
+    """One run of the retention purge on one bot (dialogs/bulk/retention.py): what went, and why."""
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="dialog_purges")
+    ran_at = models.DateTimeField(default=timezone.now)
+    retention_days = models.PositiveIntegerField()
+    cutoff = models.DateTimeField(help_text="Dialogs whose last activity is older than this were deleted.")
+    dialogs = models.PositiveIntegerField(default=0)
+    interactions = models.PositiveIntegerField(default=0)
+    # Everything else deleted with them, per model label (live chat, visits, client errors…).
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-ran_at"]
+
+    def __str__(self):
+        return f"Purge of {self.dialogs} dialogs on {self.ran_at:%Y-%m-%d %H:%M}"

@@ -4,6 +4,7 @@ A value for a known key is checked and normalised (booleans are stored as "true"
 an unknown key is stored as the string given. Other apps read typed values through preferences.services.
 """
 
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ FALSE = {"false", "0", "no", "off"}
 @dataclass(frozen=True)
 class PreferenceKey:
     name: str
-    kind: str  # boolean, string, matching-group
+    kind: str  # boolean, string, integer, matching-group
     description: str
     scopes: tuple[str, ...] = ("bot",)
     default: str | None = None
@@ -52,6 +53,13 @@ def service_name(value: str, owner=None) -> str:
     if len(cleaned) > 200:
         raise InvalidField("value", "the service name is at most 200 characters")
     return cleaned
+
+
+def whole_days(value: str, owner=None) -> str:
+    cleaned = value.strip()
+    if not re.fullmatch(r"[0-9]{1,5}", cleaned) or int(cleaned) > 36_500:
+        raise InvalidField("value", f"'{value[:40]}' is not a number of days from 0 to 36500")
+    return str(int(cleaned))
 
 
 def matching_group_of_bot(value: str, bot) -> str:
@@ -95,6 +103,14 @@ KNOWN_KEYS: dict[str, PreferenceKey] = {
             "UUID of the bot's matching group that means 'No' (named Non in the social category): lets the bot "
             "understand that the user does not want to leave a Slot knowledge item.",
             check=matching_group_of_bot,
+        ),
+        PreferenceKey(
+            "dialogs.retention.days",
+            "integer",
+            "Dialogs whose last activity is older than this many days are deleted by `manage.py purge_dialogs` "
+            "(0: kept forever).",
+            default="0",
+            check=whole_days,
         ),
     ]
 }

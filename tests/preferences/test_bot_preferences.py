@@ -186,6 +186,7 @@ def test_the_registry_lists_the_known_keys(client):
         "livechat.createmonitoreddialogs",
         "bot.servicename",
         "bot.no.group.uuid",
+        "dialogs.retention.days",
     }
     assert keys["livechat.createmonitoreddialogs"]["type"] == "boolean"
 

@@ -1,0 +1,180 @@
+"""A bot's dialogs as rows, one per interaction, streamed in constant memory: the dialogs are read in
+batches (keyset pages in the order they started) and each batch's interactions through one query read
+chunk by chunk, so what is held at any time is one batch of dialogs and one chunk of interactions.
+JSON lines and CSV are two encodings of the same rows (formats.py)."""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from ..models import Interaction
+from .selection import Selection, went_to_livechat
+
+# Dialogs per batch: two queries per batch; the batch's dialogs are all that is held between them.
+BATCH_SIZE = 500
+# Interaction rows fetched from the database cursor at a time.
+CHUNK_SIZE = 2000
+
+DIALOG_FIELDS = (
+    "id",
+    "first_activity",
+    "uuid",
+    "language",
+    "space",
+    "qualification_mode",
+    "livechat_used",
+    "client_id",
+    "browser",
+    "os",
+    "user_url",
+)
+INTERACTION_FIELDS = (
+    "dialog_id",
+    "created_at",
+    "user_input",
+    "answer",
+    "type_response",
+    "knowledge_item_id",
+    "human",
+    "origin",
+    "ask_feedback",
+    "feedback",
+    "feedback_comment",
+)
+# The row's keys (JSON lines) and columns (CSV), in this order.
+COLUMNS = (
+    "contextId",
+    "dialogStart",
+    "language",
+    "space",
+    "qualificationMode",
+    "livechat",
+    "clientId",
+    "browser",
+    "os",
+    "userUrl",
+    "time",
+    "userInput",
+    "answer",
+    "typeResponse",
+    "knowledgeId",
+    "human",
+    "origin",
+    "askFeedback",
+    "feedback",
+    "feedbackComment",
+)
+
+
+@dataclass
+class Watch:
+    """What an export held and asked for, batch by batch (tests and the benchmark read it)."""
+
+    batches: int = 0
+    largest_batch: int = 0
+    rows: int = 0
+    batch_sizes: list[int] = field(default_factory=list)
+
+    def batch(self, dialogs: int) -> None:
+        self.batches += 1
+        self.largest_batch = max(self.largest_batch, dialogs)
+        self.batch_sizes.append(dialogs)
+
+
+def dialog_batches(selection: Selection, batch_size: int = BATCH_SIZE) -> Iterator[list[tuple]]:
+    """The selected dialogs, `batch_size` at a time, in the order they started. Keyset pages (no
+    OFFSET, no cursor left open between batches) walk the (bot, first_activity, id) index."""
+    dialogs = (
+        selection.dialogs()
+        .annotate(livechat_used=went_to_livechat())
+        .order_by("first_activity", "id")
+        .values_list(*DIALOG_FIELDS)
+    )
+    after = None
+    while True:
+        page = dialogs
+        if after is not None:
+            started, last_id = after
+            page = page.filter(Q(first_activity__gt=started) | Q(first_activity=started, id__gt=last_id))
+        batch = list(page[:batch_size])
+        if batch:
+            yield batch
+        if len(batch) < batch_size:
+            return
+        after = (batch[-1][1], batch[-1][0])
+
+
+def export_rows(
+    selection: Selection,
+    *,
+    client_ids: bool = False,
+    batch_size: int = BATCH_SIZE,
+    watch: Watch | None = None,
+) -> Iterator[tuple]:
+    """One tuple per interaction, in COLUMNS order; `client_ids` False leaves clientId empty (the
+    visitor's id is for administrators, product-behaviour.md §4.1)."""
+    watch = watch if watch is not None else Watch()
+    for batch in dialog_batches(selection, batch_size):
+        watch.batch(len(batch))
+        dialogs = {row[0]: dialog_columns(row, client_ids) for row in batch}
+        interactions = (
+            Interaction.objects.filter(dialog_id__in=list(dialogs))
+            .order_by("dialog__first_activity", "dialog_id", "created_at", "id")
+            .values_list(*INTERACTION_FIELDS)
+        )
+        for row in interactions.iterator(chunk_size=CHUNK_SIZE):
+            watch.rows += 1
+            yield dialogs[row[0]] + interaction_columns(row)
+        del dialogs, batch
+
+
+def dialog_columns(row: tuple, client_ids: bool) -> tuple:
+    _, started, uuid, language, space, qualification, livechat, client_id, browser, os, url = row
+    return (
+        str(uuid),
+        started.isoformat(),
+        language,
+        space,
+        qualification,
+        bool(livechat),
+        client_id if client_ids else "",
+        browser,
+        os,
+        url,
+    )
+
+
+def interaction_columns(row: tuple) -> tuple:
+    _, created_at, user_input, answer, type_response, knowledge_id, human, origin, ask, feedback, comment = row
+    return (
+        created_at.isoformat(),
+        user_input,
+        answer,
+        type_response,
+        knowledge_id,
+        human,
+        origin,
+        ask,
+        feedback,
+        comment,
+    )
+
+
+def interaction_json(interaction: Interaction) -> dict:
+    """One interaction as the single-dialog view shows it: the interaction columns of a row."""
+    values = [getattr(interaction, name) for name in INTERACTION_FIELDS]
+    return dict(zip(COLUMNS[10:], interaction_columns(values), strict=True))
+
+
+def rows_progress(rows: Iterator[tuple], every: int, progress: Callable[[int], None]) -> Iterator[tuple]:
+    """The same rows, calling `progress(n)` after each `every` rows (and for the last few)."""
+    pending = 0
+    for row in rows:
+        yield row
+        pending += 1
+        if pending == every:
+            progress(pending)
+            pending = 0
+    if pending:
+        progress(pending)

@@ -1,0 +1,86 @@
+"""Which dialogs an export takes: a bot's, over a period, filtered by space, language, qualification
+mode, live chat and feedback. The servlet and `manage.py export_dialogs` read the same fields here."""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from bots.servlet.errors import InvalidField
+from bots.servlet.params import ServletParams
+
+from ..handover import Code
+from ..models import Dialog, Interaction
+from .period import Period, period_from
+
+FEEDBACKS = {
+    "positive": Interaction.Feedback.POSITIVE,
+    "negative": Interaction.Feedback.NEGATIVE,
+    "withoutanswer": Interaction.Feedback.WITHOUT_ANSWER,
+    "any": "any",
+    "none": "none",
+}
+# Answers stored when a dialog was handed to a human (or queued for one); dialogs never imports livechat.
+HANDOVER_TYPES = (Code.CONNECTION_SUCCEED, Code.WAITING_FOR_OPERATOR, Code.IN_QUEUE, Code.VISITOR_MESSAGE)
+
+
+def went_to_livechat():
+    """True for a dialog live chat holds now or held at some point (an operator wrote, or it was queued)."""
+    handed_over = Interaction.objects.filter(dialog=OuterRef("pk")).filter(
+        Q(human=True) | Q(type_response__in=HANDOVER_TYPES)
+    )
+    return Q(livechat__in=[Dialog.Livechat.QUEUED, Dialog.Livechat.OPERATOR]) | Q(Exists(handed_over))
+
+
+@dataclass(frozen=True)
+class Selection:
+    bot_id: int
+    period: Period = field(default_factory=Period)
+    space: str = ""
+    language: str = ""
+    qualification: bool | None = None  # True: test dialogs only, False: real ones only
+    livechat: bool | None = None
+    feedback: str = ""  # a feedback value, "any" (some feedback) or "none"
+
+    @classmethod
+    def from_params(cls, bot, params: ServletParams) -> "Selection":
+        feedback = params.text("feedback", "feedBack", max_length=40)
+        if feedback and feedback.lower() not in FEEDBACKS:
+            raise InvalidField("feedback", "use positive, negative, withoutAnswer, any or none")
+        return cls(
+            bot_id=bot.pk,
+            period=period_from(params),
+            space=params.text("space", max_length=100),
+            language=params.text("language", max_length=8).lower(),
+            qualification=optional_flag(params, "qualificationMode", "qualification"),
+            livechat=optional_flag(params, "livechat", "liveChat"),
+            feedback=FEEDBACKS[feedback.lower()] if feedback else "",
+        )
+
+    def dialogs(self) -> QuerySet:
+        dialogs = Dialog.objects.filter(bot_id=self.bot_id)
+        if self.period.start is not None:
+            dialogs = dialogs.filter(first_activity__gte=self.period.start)
+        if self.period.end is not None:
+            dialogs = dialogs.filter(first_activity__lt=self.period.end)
+        if self.space:
+            dialogs = dialogs.filter(space=self.space)
+        if self.language:
+            dialogs = dialogs.filter(language=self.language)
+        if self.qualification is not None:
+            dialogs = dialogs.filter(qualification_mode=self.qualification)
+        if self.livechat is not None:
+            dialogs = dialogs.filter(went_to_livechat() if self.livechat else ~went_to_livechat())
+        if self.feedback:
+            given = Interaction.objects.filter(dialog=OuterRef("pk")).exclude(feedback="")
+            if self.feedback not in ("any", "none"):
+                given = given.filter(feedback=self.feedback)
+            dialogs = dialogs.exclude(Exists(given)) if self.feedback == "none" else dialogs.filter(Exists(given))
+        return dialogs
+
+    def interactions(self) -> QuerySet:
+        return Interaction.objects.filter(dialog__in=self.dialogs())
+
+
+def optional_flag(params: ServletParams, *names: str) -> bool | None:
+    """None when absent (no filter), else the one boolean parser (a bad value is a 400)."""
+    return params.boolean(*names) if params.text(*names).strip() else None
