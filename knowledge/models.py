@@ -209,3 +209,7 @@ class GalleryImage(models.Model):
 
     def __str__(self):
         return self.name
+
+
+# The Rasa mirror's models live with their servlet group (knowledge/external/) and belong to this app.
+from .external.models import ExternalIntent, RasaMirror  # noqa: E402, F401
