@@ -13,7 +13,7 @@ from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
 from knowledge.snapshot import Snapshot, snapshot_for
 
-from . import contexts, handover
+from . import contexts, handover, statements
 from .clock import epoch_ms
 from .handover import LEAVE_QUEUE_INPUT, Code, Reply
 from .models import Dialog, Interaction
@@ -24,6 +24,17 @@ K = GlobalSentence.Kind
 PUSH_CONDITION = re.compile(r"^_pushcondition_:(\d+)$")
 # Language detection switches the dialog's language only when it is this sure (short inputs are not).
 DETECTION_MIN_CONFIDENCE = 0.5
+# What a talk may change on a running dialog (dialogs/statements.py writes them in one UPDATE).
+TALK_CHANGES = (
+    "last_activity",
+    "language",
+    "space",
+    "variables",
+    "misunderstood_streak",
+    "current_node",
+    "client_id",
+    "qualification_mode",
+)
 
 
 class TypeResponse:
@@ -123,14 +134,14 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
         created = dialog.pk is None
         if created:
-            dialog.save(force_insert=True)
+            statements.insert(dialog)
         if answer.type_response == Code.LEAVE_QUEUE:
             answer = livechat.leave_queue(dialog, request, now)
         elif answer.escalate and livechat:
             answer = livechat.escalate(dialog, request, answer, now)
         interaction = None
         if not request.do_not_register or answer.relayed:
-            interaction = Interaction.objects.create(
+            interaction = Interaction(
                 dialog=dialog,
                 bot_id=bot.pk,
                 counted=not dialog.qualification_mode,
@@ -146,20 +157,13 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
                 ask_feedback=answer.ask_feedback,
                 payload=answer.payload,
             )
+            statements.insert(interaction)
         if answer.relayed:
             answer = livechat.relay(dialog, interaction, request, now)
         # A dialog inserted just now holds every field already (live chat updates its own).
         if not created:
-            Dialog.objects.filter(pk=dialog.pk).update(
-                last_activity=now,
-                language=dialog.language,
-                space=dialog.space,
-                variables=dialog.variables,
-                misunderstood_streak=dialog.misunderstood_streak,
-                current_node_id=dialog.current_node_id,
-                client_id=dialog.client_id,
-                qualification_mode=dialog.qualification_mode,
-            )
+            dialog.last_activity = now
+            statements.update(dialog, TALK_CHANGES)
     return TalkResponse(
         dialog=dialog,
         text=answer.text,

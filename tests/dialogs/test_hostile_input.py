@@ -9,6 +9,7 @@ from unittest import mock
 
 import pytest
 
+from dialogs import statements
 from dialogs.models import ClientError, Dialog, GdprRequest, Interaction, Visit
 from livechat import frames
 from tests.accounts.personas import personas  # noqa: F401 (a fixture)
@@ -255,11 +256,23 @@ def test_pure_live_chat_that_is_not_a_boolean_is_a_400_and_opens_no_context(chat
     assert Dialog.objects.get().uuid.hex == opened["contextId"].replace("-", "")
 
 
+def refusing_interactions():
+    """The talk's interaction insert fails (dialogs/statements.py writes it), anything else is written."""
+    real = statements.insert
+
+    def insert(obj):
+        if isinstance(obj, Interaction):
+            raise RuntimeError("the database refused")
+        real(obj)
+
+    return mock.patch.object(statements, "insert", side_effect=insert)
+
+
 def test_a_new_dialog_is_stored_only_with_its_first_interaction(client, demo_bot):
     """A talk that fails after the answer is chosen leaves no dialog behind (its insert is rolled back
     with the interaction's)."""
     url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
-    with mock.patch.object(Interaction.objects, "create", side_effect=RuntimeError("the database refused")):
+    with refusing_interactions():
         response = client.post(url, {"userInput": "Bonjour"})
     assert response.status_code == 500
     assert stored() == (0, 0, 0, 0, 0)
@@ -271,7 +284,7 @@ def test_a_new_dialog_is_stored_only_with_its_first_interaction(client, demo_bot
 def test_a_failed_talk_in_a_running_dialog_changes_nothing(chatbox):
     chatbox.talk("Bonjour")
     before = stored(), list(Dialog.objects.values_list("last_activity", "misunderstood_streak"))
-    with mock.patch.object(Interaction.objects, "create", side_effect=RuntimeError("the database refused")):
+    with refusing_interactions():
         response = chatbox.post(f"chat/talk/{chatbox.bot}/{chatbox.context_id}", {"userInput": "blablabla zzz"})
     assert response.status_code == 500
     assert (stored(), list(Dialog.objects.values_list("last_activity", "misunderstood_streak"))) == before

@@ -1,0 +1,135 @@
+"""The talk's statements, written once per process from the models' own metadata.
+
+Django's ORM spends about 0.3-0.45 ms of CPU building each statement of a talk and its model instances
+(bench/TALK.md: the dialog read, the interaction insert, the dialog update), ten times what the database
+takes to run them. A talk is the platform's hot path, so those statements are compiled here once per
+database connection kind and run as plain parameterised SQL on Django's own connection: the same
+transaction, the same query log (tests count them), the fields' own adapters on the way in and the
+database's converters on the way out, and ordinary model instances as the result.
+"""
+
+from functools import cache
+
+from django.db import connections, router
+
+from bots.models import Bot
+
+from .models import Dialog, Interaction
+
+
+class _Rows:
+    """How one model's rows are read on one connection: its columns in order and their converters."""
+
+    def __init__(self, model, connection, table_alias: str):
+        quote = connection.ops.quote_name
+        self.model = model
+        self.fields = list(model._meta.concrete_fields)
+        self.columns = [f"{quote(table_alias)}.{quote(field.column)}" for field in self.fields]
+        self.converters = []
+        for index, field in enumerate(self.fields):
+            column = field.get_col(table_alias)
+            found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+            if found:
+                self.converters.append((index, found, column))
+
+    def instance(self, connection, values: list):
+        for index, converters, column in self.converters:
+            value = values[index]
+            for convert in converters:
+                value = convert(value, column, connection)
+            values[index] = value
+        return self.model.from_db(connection.alias, None, values)
+
+
+@cache
+def _dialog_with_bot(alias: str, vendor: str):
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    dialog, bot = _Rows(Dialog, connection, "d"), _Rows(Bot, connection, "b")
+    sql = (
+        f"SELECT {', '.join(dialog.columns + bot.columns)} "
+        f"FROM {quote(Dialog._meta.db_table)} {quote('d')} "
+        f"INNER JOIN {quote(Bot._meta.db_table)} {quote('b')} "
+        f"ON ({quote('d')}.{quote(Dialog._meta.get_field('bot').column)} = {quote('b')}.{quote(Bot._meta.pk.column)}) "
+        f"WHERE ({quote('d')}.{quote(Dialog._meta.get_field('uuid').column)} = %s "
+        f"AND {quote('b')}.{quote(Bot._meta.get_field('uuid').column)} = %s) LIMIT 1"
+    )
+    return sql, dialog, bot
+
+
+def dialog_with_bot(context_uuid, bot_uuid) -> Dialog | None:
+    """The dialog of that context id in the bot of that UUID, its bot loaded by the same statement."""
+    alias = router.db_for_read(Dialog)
+    connection = connections[alias]
+    sql, dialog_rows, bot_rows = _dialog_with_bot(alias, connection.vendor)
+    uuid_field = Dialog._meta.get_field("uuid")
+    params = [
+        uuid_field.get_db_prep_value(context_uuid, connection),
+        uuid_field.get_db_prep_value(bot_uuid, connection),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    split = len(dialog_rows.fields)
+    dialog = dialog_rows.instance(connection, list(row[:split]))
+    Dialog.bot.field.set_cached_value(dialog, bot_rows.instance(connection, list(row[split:])))
+    return dialog
+
+
+@cache
+def _insert(model, alias: str, vendor: str):
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    opts = model._meta
+    fields = [field for field in opts.local_concrete_fields if field is not opts.auto_field]
+    sql = (
+        f"INSERT INTO {quote(opts.db_table)} ({', '.join(quote(field.column) for field in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))})"
+    )
+    returning = connection.features.can_return_columns_from_insert
+    if returning:
+        sql += f" RETURNING {quote(opts.pk.column)}"
+    return sql, fields, returning
+
+
+def insert(obj) -> None:
+    """Insert a new Dialog or Interaction (no save signals: nothing listens to them), setting its pk."""
+    model = type(obj)
+    assert model in (Dialog, Interaction), model  # models whose saves trigger nothing else
+    alias = router.db_for_write(model)
+    connection = connections[alias]
+    sql, fields, returning = _insert(model, alias, connection.vendor)
+    params = [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning:
+            pk = cursor.fetchone()[0]
+        else:
+            pk = connection.ops.last_insert_id(cursor, model._meta.db_table, model._meta.pk.column)
+    obj.pk = pk
+    obj._state.adding = False
+    obj._state.db = alias
+
+
+@cache
+def _update(model, names: tuple, alias: str, vendor: str):
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    opts = model._meta
+    fields = [opts.get_field(name) for name in names]
+    sets = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    return f"UPDATE {quote(opts.db_table)} SET {sets} WHERE {quote(opts.pk.column)} = %s", fields
+
+
+def update(obj, names: tuple) -> None:
+    """Write those fields of a stored Dialog (the talk's dialog update), as QuerySet.update would."""
+    model = type(obj)
+    alias = router.db_for_write(model)
+    connection = connections[alias]
+    sql, fields = _update(model, names, alias, connection.vendor)
+    params = [field.get_db_prep_save(getattr(obj, field.attname), connection=connection) for field in fields]
+    params.append(model._meta.pk.get_db_prep_value(obj.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)

@@ -1,0 +1,103 @@
+"""The talk's hand-compiled statements (dialogs/statements.py) read and write exactly what the ORM
+does, field by field, on the database of the run (SQLite, and PostgreSQL in CI's second run)."""
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from bots.models import Bot
+from dialogs import statements
+from dialogs.models import Dialog, Interaction
+from knowledge.models import KnowledgeItem
+
+pytestmark = pytest.mark.django_db
+
+AWKWARD = {"nom": "Zoé « l'aînée »", "n": 3, "list": [1, None, True], "nested": {"x": "\u00e9\u2603"}}
+
+
+def fields_of(obj) -> dict:
+    return {field.attname: getattr(obj, field.attname) for field in type(obj)._meta.concrete_fields}
+
+
+@pytest.fixture
+def bot():
+    return Bot.objects.create(name="Statements", default_language="fr")
+
+
+def test_a_dialog_inserted_and_read_back_equals_the_orms_reading(bot):
+    now = timezone.now()
+    dialog = Dialog(
+        bot=bot,
+        language="fr",
+        space="Pro",
+        variables=AWKWARD,
+        client_id="client-1",
+        qualification_mode=True,
+        first_activity=now,
+        last_activity=now,
+        archived_at=None,
+    )
+    statements.insert(dialog)
+    assert dialog.pk and not dialog._state.adding
+
+    through_orm = Dialog.objects.select_related("bot").get(pk=dialog.pk)
+    read = statements.dialog_with_bot(dialog.uuid, bot.uuid)
+    assert fields_of(read) == fields_of(through_orm)
+    assert fields_of(read.bot) == fields_of(through_orm.bot)
+    assert read.variables == AWKWARD and read.last_activity == now and read.qualification_mode is True
+    assert read.archived_at is None and read.current_node_id is None
+    assert not read._state.adding and read._state.db == "default"
+
+
+def test_the_read_needs_both_ids_to_match(bot):
+    other = Bot.objects.create(name="Other", default_language="fr")
+    dialog = Dialog(bot=bot, language="fr")
+    statements.insert(dialog)
+    assert statements.dialog_with_bot(dialog.uuid, other.uuid) is None
+    assert statements.dialog_with_bot(uuid.uuid4(), bot.uuid) is None
+    assert statements.dialog_with_bot(dialog.uuid, bot.uuid).pk == dialog.pk
+
+
+def test_an_interaction_inserted_equals_the_same_one_created_by_the_orm(bot):
+    dialog = Dialog.objects.create(bot=bot, language="fr")
+    item = KnowledgeItem.objects.create(bot=bot)
+    now = timezone.now()
+    values = dict(
+        dialog=dialog,
+        bot_id=bot.pk,
+        counted=False,
+        created_at=now,
+        user_input="Quels sont vos horaires ? <b>« »</b>",
+        answer="<p>9h-18h</p>",
+        type_response="DMAnswer",
+        knowledge_item_id=item.pk,
+        reworded_items=[item.pk, 7],
+        language="fr",
+        space="Defaut",
+        origin="reword_auto",
+        ask_feedback=True,
+        payload={"sidebar": None, "template": {"a": [1, 2]}},
+    )
+    mine = Interaction(**values)
+    statements.insert(mine)
+    orms = Interaction.objects.create(**values)
+    assert mine.pk and mine.pk != orms.pk
+    stored_mine, stored_orms = Interaction.objects.get(pk=mine.pk), Interaction.objects.get(pk=orms.pk)
+    assert {**fields_of(stored_mine), "id": 0} == {**fields_of(stored_orms), "id": 0}
+    assert stored_mine.payload == values["payload"] and stored_mine.created_at == now
+
+
+def test_the_update_writes_the_named_fields_only(bot):
+    dialog = Dialog.objects.create(bot=bot, language="fr", space="Defaut", browser="Firefox")
+    item = KnowledgeItem.objects.create(bot=bot)
+    later = timezone.now() + timedelta(minutes=3)
+    dialog.last_activity, dialog.language, dialog.variables = later, "en", AWKWARD
+    dialog.current_node_id, dialog.misunderstood_streak = item.pk, 2
+    dialog.browser = "not written"
+    statements.update(dialog, ("last_activity", "language", "variables", "current_node", "misunderstood_streak"))
+    stored = Dialog.objects.get(pk=dialog.pk)
+    assert (stored.last_activity, stored.language, stored.variables) == (later, "en", AWKWARD)
+    assert (stored.current_node_id, stored.misunderstood_streak) == (item.pk, 2)
+    assert stored.browser == "Firefox"
