@@ -1,11 +1,12 @@
-"""Back office: bots with their languages and consultation spaces."""
+"""Back office: bots with their languages and consultation spaces, and their server errors (read-only)."""
 
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
 from .admin_scoping import BotScopedAdmin
-from .models import Bot, BotLanguage, Space
+from .logs.backoffice import ServerErrorAdmin
+from .models import Bot, BotLanguage, ServerError, Space
 
 
 class BotLanguageInline(admin.TabularInline):
@@ -57,3 +58,6 @@ class BotAdmin(BotScopedAdmin):
             reverse("admin:accounts_botapiaccess_change", args=[bot.pk]),
             reverse("api-console"),
         )
+
+
+admin.site.register(ServerError, ServerErrorAdmin)

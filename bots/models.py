@@ -118,3 +118,7 @@ class Space(models.Model):
 
     def __str__(self):
         return self.name
+
+
+# The Log Explicit group's model lives with its group; imported here so Django registers it with the app.
+from bots.logs.models import ServerError  # noqa: E402, F401

@@ -5,6 +5,7 @@ from django.db.models import Count, Q
 from django.utils.html import format_html, format_html_join, strip_tags
 
 from bots.admin_scoping import BotScopedAdmin
+from bots.logs.backoffice import ReadOnlyLogAdmin
 
 from .models import ClientError, Dialog, GdprRequest, Interaction
 
@@ -160,16 +161,12 @@ class GdprRequestAdmin(BotScopedAdmin):
 
 
 @admin.register(ClientError)
-class ClientErrorAdmin(BotScopedAdmin):
+class ClientErrorAdmin(ReadOnlyLogAdmin):
     list_display = ["created_at", "error", "short_message", "browser", "bot"]
-    list_filter = ["bot", "error"]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "error", ("created_at", admin.DateFieldListFilter)]
+    date_hierarchy = "created_at"
+    list_select_related = ["bot"]
     readonly_fields = [field.name for field in ClientError._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="Message")
     def short_message(self, error):

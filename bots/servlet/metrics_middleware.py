@@ -5,9 +5,10 @@ A call is a chat call when its path is under /servlet/api/chat/ or /api/chat/ (o
 - ignored: an OPTIONS or HEAD request (CORS preflights, monitoring probes): the server answers it
   without running any chat operation;
 - a success: any other answer below 400;
-- an error: an answer of 400 or more, attributed to the bot UUID in the path (errorsByBot).
-Recording costs one in-process increment or one Redis round trip, never a database query; a metrics
-store that is down never fails the chat call (the server status reports it instead).
+- an error: an answer of 400 or more, attributed to the bot UUID in the path (errorsByBot), and
+  stored for the Log Explicit group (bots/logs/recording.py: aggregated per bot, minute and kind).
+Recording a success costs one in-process increment or one Redis round trip, never a database query; a
+metrics store that is down never fails the chat call (the server status reports it instead).
 """
 
 import logging
@@ -15,6 +16,7 @@ import re
 import time
 
 from bots import metrics
+from bots.logs.recording import record_error
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +50,17 @@ class ChatMetricsMiddleware:
         response = self.get_response(request)
         if CHAT_PATH.match(request.path):
             meter = classify(request.method, response.status_code)
+            bot = bot_in_path(request.path) if meter == "errors" else None
             try:
-                metrics.chat_http().mark(meter, bot_in_path(request.path) if meter == "errors" else None)
+                metrics.chat_http().mark(meter, bot)
             except Exception:  # metrics must never break a chat call
                 _log_failure()
+            if bot:
+                # Only error answers reach the database here: a successful talk costs nothing more.
+                try:
+                    record_error(request, response, bot)
+                except Exception:  # nor may the error log
+                    log.exception("Could not store a chat error in the Log Explicit table")
         return response
 
 
