@@ -202,3 +202,28 @@ class Callback(models.Model):
 
     def __str__(self):
         return f"Call back {self.phone}"
+
+
+class ChatUpload(models.Model):
+    """A file a visitor sent from the chatbox (/servlet/fileupload), kept with the dialog for the operator.
+    Stored under DATA_DIR/uploads/ with a random name: the visitor's file name is only ever shown."""
+
+    dialog = models.ForeignKey("dialogs.Dialog", on_delete=models.CASCADE, related_name="uploads")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    # The dialog's line that shows it (the operator's transcript, the visitor's history, the print).
+    interaction = models.OneToOneField(
+        "dialogs.Interaction", null=True, blank=True, on_delete=models.SET_NULL, related_name="upload"
+    )
+    name = models.CharField(max_length=200, help_text="The visitor's file name, shown only (never a path).")
+    stored_name = models.CharField(max_length=80, unique=True, editable=False)
+    content_type = models.CharField(max_length=100, help_text="Checked against the file's first bytes.")
+    size = models.PositiveBigIntegerField(help_text="Bytes.")
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = "file sent by a visitor"
+
+    def __str__(self):
+        return f"{self.name} ({self.size} bytes)"

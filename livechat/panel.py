@@ -69,6 +69,8 @@ def message(interaction: Interaction) -> dict:
         "operator": (interaction.payload or {}).get("fromDetail", ""),
         "operatorLogin": (interaction.payload or {}).get("operator", ""),
         "type": interaction.type_response,
+        # A file the visitor sent (livechat/uploads): name, size, type and the operators' download link.
+        "file": (interaction.payload or {}).get("upload"),
     }
 
 

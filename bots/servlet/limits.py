@@ -9,6 +9,8 @@ Each URL has a body limit (`limit_for`):
   a hostile body after one socket read;
 - the knowledge-base, bot-data and gallery imports: KB_UPLOAD_MAX_BYTES (50 MB), the same limit
   knowledge/api/uploads.py checks again while the file streams to disk;
+- the chatbox's file upload (`/servlet/fileupload`, `/fileupload`): CHAT_UPLOAD_MAX_BYTES (10 MB), the
+  same limit livechat/uploads checks again on the file it received;
 - everything else (the back office's forms, the other servlet calls): DATA_UPLOAD_MAX_MEMORY_SIZE (5 MB).
   The back office has no file upload, so nothing legitimate comes near it.
 
@@ -63,6 +65,8 @@ READ_BYTES = 64 * KB
 
 CHAT_PATH = re.compile(r"^/(?:servlet/)?(?:api/chat/|chatHttp/?$)")
 IMPORT_PATH = re.compile(r"^/(?:servlet/)?api/bot/(?:knowledgebase|data|gallery)/import/")
+UPLOAD_PATH = re.compile(r"^/(?:servlet/)?fileupload/?$")
+UPLOAD_DEFAULT = 10 * MB
 STATUS_LINE = f"413 {HTTPStatus(413).phrase}"
 
 
@@ -81,9 +85,16 @@ def limit_for(path: str) -> Limit:
         )
     if IMPORT_PATH.match(path):
         return Limit(settings.KB_UPLOAD_MAX_BYTES, "KB_UPLOAD_MAX_BYTES", "an import")
+    if UPLOAD_PATH.match(path):
+        return Limit(upload_max_bytes(), "CHAT_UPLOAD_MAX_BYTES", "a file sent from the chatbox")
     # Django's own limit on a form body; None there means "no limit", which a server cannot afford.
     other = getattr(settings, "DATA_UPLOAD_MAX_MEMORY_SIZE", None) or OTHER_DEFAULT
     return Limit(other, "DATA_UPLOAD_MAX_MEMORY_SIZE", "this URL")
+
+
+def upload_max_bytes() -> int:
+    """The largest file a visitor may send from the chatbox (the whole multipart body)."""
+    return getattr(settings, "CHAT_UPLOAD_MAX_BYTES", None) or UPLOAD_DEFAULT
 
 
 def _size(count: int) -> str:

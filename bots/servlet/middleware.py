@@ -42,6 +42,9 @@ class ServletErrorMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
+        # A page a person reads (the printable transcript, the upload's answer) keeps its own 404 page.
+        if getattr(response, "servlet_page", False):
+            return response
         if response.status_code == 404 and is_servlet_path(request.path) and not _is_json(response):
             return error_response(404, "NOT_FOUND", f"No servlet answers at {request.path}.")
         return response

@@ -2,7 +2,7 @@
 
 from bots.servlet.routes import servlet_path
 
-from . import views
+from . import printing, views
 
 urlpatterns = [
     servlet_path("chat/talk/<bot_uuid>/<context_id>", views.TalkView.as_view(), "chat-talk-context"),
@@ -22,4 +22,5 @@ urlpatterns = [
     servlet_path("chat/error/<bot_uuid>", views.ClientErrorView.as_view(), "chat-error"),
     servlet_path("chat/variable/<bot_uuid>", views.VariableView.as_view(), "chat-variable"),
     servlet_path("chat/gdpr/<bot_uuid>", views.GdprView.as_view(), "chat-gdpr"),
+    servlet_path("chat/print/<bot_uuid>", printing.PrintView.as_view(), "chat-print"),
 ]

@@ -1126,6 +1126,36 @@
     if (stick) scrollToBottom(); else box.scrollTop = keepTop;
   }
 
+  /** A file the visitor sent: its name and size, and the download (only the server's own upload links). */
+  function fileCard(file) {
+    var url = String(file.url || "");
+    var link = /^\/livechat\/uploads\/[0-9]+\/?$/.test(url)
+      ? el("a", { class: "file-download", href: url, download: "", "data-testid": "file-download" }, [icon("down"), "Télécharger"])
+      : null;
+    return el("div", { class: "bubble bubble-visitor bubble-file", "data-testid": "file" }, [
+      el("span", { class: "file-icon" }, [icon("clip")]),
+      el("span", { class: "file-text" }, [
+        el("span", { class: "file-name", "data-testid": "file-name" }, [String(file.name || "fichier")]),
+        el("span", { class: "file-size" }, [fileSize(file.size) + (file.contentType ? " · " + fileKind(file.contentType) : "")])
+      ]),
+      link
+    ]);
+  }
+
+  function fileSize(bytes) {
+    var n = Number(bytes) || 0;
+    if (n < 1024) return n + " o";
+    if (n < 1024 * 1024) return (n / 1024).toFixed(n < 10240 ? 1 : 0).replace(".", ",") + " Ko";
+    return (n / 1048576).toFixed(1).replace(".", ",") + " Mo";
+  }
+
+  function fileKind(type) {
+    if (/^image\//.test(type)) return "image";
+    if (type === "application/pdf") return "PDF";
+    if (/^text\//.test(type)) return "texte";
+    return "document";
+  }
+
   function localNotice(text) {
     return el("div", { class: "notice-row" }, [el("div", { class: "notice notice-local" }, [text])]);
   }
@@ -1152,7 +1182,8 @@
     var time = clock(line.at);
     var hasVisitorText = line.user && String(line.user).trim();
     if (line.from === "visitor" || ((line.from === "bot" || line.from === "notice") && hasVisitorText)) {
-      box.appendChild(bubble("visitor", line, el("div", { class: "bubble bubble-visitor" }, [String(line.user || "")]), "Visiteur", time));
+      var said = line.file ? fileCard(line.file) : el("div", { class: "bubble bubble-visitor" }, [String(line.user || "")]);
+      box.appendChild(bubble("visitor", line, said, "Visiteur", time));
     }
     if (line.from === "operator" || (line.from === "bot" && plain(line.text))) {
       var content = el("div", { class: "bubble bubble-" + line.from });

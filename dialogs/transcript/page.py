@@ -1,0 +1,92 @@
+"""The printable transcript of a dialog (CV5's print menu, client-contract.md §2.2 (23)): every exchange in
+order, the visitor's words as text, answers through the console's HTML allowlist, the labels the chatbox
+chose; a page that prints well and runs no script."""
+
+from dataclasses import dataclass
+
+from django.shortcuts import render
+from django.utils import timezone
+
+from dialogs.contexts import parse_context_id, still_active
+from dialogs.models import Dialog, Interaction
+
+from .sanitize import clean
+
+LABEL_MAX_CHARS = 40
+DEFAULT_USER_LABEL = "Moi"
+DEFAULT_BOT_LABEL = "Chatbot"
+# Nothing runs, nothing is fetched but the answers' images; the page may not be framed.
+POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+@dataclass
+class Line:
+    side: str  # "visitor", "bot" or "operator"
+    author: str
+    at: object
+    text: str = ""  # plain text (escaped by the template)
+    html: str = ""  # answer HTML, already cleaned
+    file: dict | None = None
+
+
+def printable_dialog(context_id: str, bot=None) -> Dialog | None:
+    """The dialog of a live context id (of `bot` when given); None when unknown, malformed or revoked."""
+    parsed = parse_context_id(context_id)
+    if parsed is None:
+        return None
+    dialogs = Dialog.objects.filter(uuid=parsed).select_related("bot")
+    if bot is not None:
+        dialogs = dialogs.filter(bot=bot)
+    return still_active(dialogs.first())
+
+
+def label(value: str, default: str) -> str:
+    value = " ".join((value or "").split())[:LABEL_MAX_CHARS]
+    return value or default
+
+
+def lines(dialog: Dialog, user_label: str, bot_label: str) -> list[Line]:
+    result = []
+    for row in Interaction.objects.filter(dialog=dialog).order_by("created_at", "id"):
+        payload = row.payload or {}
+        upload = payload.get("upload")
+        if upload:
+            result.append(Line("visitor", user_label, row.created_at, file=upload))
+        elif row.user_input.strip():
+            result.append(Line("visitor", user_label, row.created_at, text=row.user_input))
+        answer = clean(row.answer).strip()
+        if answer:
+            side, author = ("operator", payload.get("fromDetail") or "Conseiller") if row.human else ("bot", bot_label)
+            result.append(Line(side, author, row.created_at, html=answer))
+    return result
+
+
+def transcript_page(request, dialog: Dialog, user_label: str, bot_label: str):
+    user_label = label(user_label, DEFAULT_USER_LABEL)
+    bot_label = label(bot_label, DEFAULT_BOT_LABEL)
+    context = {
+        "dialog": dialog,
+        "bot_name": dialog.bot.name,
+        "lines": lines(dialog, user_label, bot_label),
+        "user_label": user_label,
+        "bot_label": bot_label,
+        "printed_at": timezone.localtime(),
+    }
+    return _secured(render(request, "dialogs/transcript.html", context))
+
+
+def not_found_page(request, status: int = 404, reason: str = ""):
+    context = {"status": status, "reason": reason or "Cette conversation n'existe pas ou n'est plus disponible."}
+    return _secured(render(request, "dialogs/transcript_missing.html", context, status=status))
+
+
+def _secured(response):
+    response.servlet_page = True  # its 404 stays this page (bots/servlet/middleware.py)
+    response["Content-Security-Policy"] = POLICY
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cache-Control"] = "no-store"
+    return response
