@@ -152,7 +152,10 @@ def read_entry(data: NluData, entry, where: str) -> None:
             raise InvalidRasaFile(f"{where} (synonym {name}): examples must be a text block, not {kind(examples)}.")
         if len(rasa_format.one_line(name)) > GROUP_NAME_LENGTH:
             raise InvalidRasaFile(f"{where}: the synonym name is longer than {GROUP_NAME_LENGTH} characters.")
-        members = data.synonyms.setdefault(rasa_format.one_line(name), [])
+        # Group names are unique in a bot whatever their case: "Prêt" and "prêt" are one synonym.
+        name = rasa_format.one_line(name)
+        name = next((known for known in data.synonyms if known.lower() == name.lower()), name)
+        members = data.synonyms.setdefault(name, [])
         for line in rasa_format.block_lines(checked(where, "examples", examples)):
             member = rasa_format.one_line(line)
             if member and member not in members:

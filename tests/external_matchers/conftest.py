@@ -3,10 +3,9 @@ account, and a bot whose knowledge holds what YAML and Rasa's example syntax cou
 
 import pytest
 
-from accounts.models import Role
 from bots.models import Bot, BotLanguage, Space
 from knowledge.models import Formulation, KnowledgeItem, MatchingGroup
-from tests.accounts.personas import Persona, make_persona, personas  # noqa: F401
+from tests.accounts.personas import personas  # noqa: F401
 
 BASE = "/servlet/api/externalmatchers/rasa"
 
@@ -56,11 +55,6 @@ def fresh_bot(personas):  # noqa: F811
     BotLanguage.objects.create(bot=bot, code="en")
     Space.objects.create(bot=bot, name="Defaut", is_default=True)
     return bot
-
-
-@pytest.fixture
-def reader(personas):  # noqa: F811
-    return Persona(*make_persona(personas.account, Role.READER))
 
 
 def export(client, bot, persona, language: str = "") -> str:

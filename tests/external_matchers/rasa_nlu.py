@@ -80,7 +80,9 @@ NLU_SCHEMA = {
         "nlu": {
             "type": "array",
             # pykwalify `matching: any`: an entry valid for one of the shapes.
-            "items": {"anyOf": [INTENT_WITH_BLOCK, INTENT_WITH_LIST, keyed("synonym"), keyed("regex"), keyed("lookup")]},
+            "items": {
+                "anyOf": [INTENT_WITH_BLOCK, INTENT_WITH_LIST, keyed("synonym"), keyed("regex"), keyed("lookup")]
+            },
         },
         "responses": {
             "type": "object",
@@ -91,7 +93,9 @@ NLU_SCHEMA = {
     "additionalProperties": True,
 }
 LATEST_VERSION = (3, 1)
-ENTITY = re.compile(r"\[(?P<entity_text>[^\]]+?)\](\((?P<entity>[^:)]+?)(?:\:(?P<value>[^)]+))?\)|\{(?P<entity_dict>[^}]+?)\})")
+ENTITY = re.compile(
+    r"\[(?P<entity_text>[^\]]+?)\](\((?P<entity>[^:)]+?)(?:\:(?P<value>[^)]+))?\)|\{(?P<entity_dict>[^}]+?)\})"
+)
 
 
 class RasaRefuses(AssertionError):

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from knowledge.external import rasa_format
 from knowledge.external.models import ExternalIntent
+from knowledge.external.rasa_export import Block, NluDumper
 from knowledge.models import KnowledgeItem
 
 from . import rasa_nlu
@@ -29,8 +31,10 @@ def test_the_demo_bot_exports_valid_rasa_nlu_data_per_language(client, demo_bot,
     )
     assert len(intents) == reachable.count() > 30
     # One example per formulation of the item (the demo's are distinct and hold no group reference).
-    lost_card = ExternalIntent.objects.get(bot=demo_bot, name=list(intents)[0]).item
-    assert intents[list(intents)[0]] == list(lost_card.formulations.filter(language=language).values_list("text", flat=True))
+    lost_card = ExternalIntent.objects.get(bot=demo_bot, name=next(iter(intents))).item
+    assert intents[next(iter(intents))] == list(
+        lost_card.formulations.filter(language=language).values_list("text", flat=True)
+    )
     # Every matching group, nested ones flattened: `carte` holds the members of `carte de paiement`.
     assert synonyms["carte"][:4] == ["carte", "carte bancaire", "carte bleue", "cb"]
     assert "mastercard" in synonyms["carte"] and "mastercard" in synonyms["carte de paiement"]
@@ -108,7 +112,7 @@ def test_a_language_the_bot_does_not_have_is_a_400(client, demo_bot, personas, l
 
 
 def test_the_fixture_is_valid_rasa_data_and_the_checker_refuses_what_rasa_refuses():
-    intents, synonyms = rasa_nlu.read(FIXTURE.read_text().replace("[Zoé](prénom)", "Zoé").replace(
+    intents, _synonyms = rasa_nlu.read(FIXTURE.read_text().replace("[Zoé](prénom)", "Zoé").replace(
         '[prêt immobilier]{"entity": "produit", "value": "prêt"}', "prêt immobilier"))  # fmt: skip
     assert intents["greet"] == ["bonjour", "salut !", "Bonjour: je m'appelle Zoé", "coucou"]
     assert rasa_nlu.validate(FIXTURE.read_text())["nlu"][0]["intent"] == "greet"
@@ -124,3 +128,22 @@ def test_the_fixture_is_valid_rasa_data_and_the_checker_refuses_what_rasa_refuse
         with pytest.raises((rasa_nlu.RasaRefuses, ValueError)):
             rasa_nlu.read(text)
     assert yaml.safe_load(refused[0])["nlu"][0]["examples"] == 3
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        '[LA]{"entity": "city"} en avion',
+        "[a](b) et [c](d:e)",
+        "[x]{pas du JSON}",
+        "tab\tnewline\nline\u2028sep\x1cend\x07",
+        "  - - tirets  ",
+    ],
+)
+def test_an_example_line_is_read_by_rasa_as_the_phrase_without_entities(phrase):
+    line = rasa_format.example_text(phrase)
+    document = {"version": "3.1", "nlu": [{"intent": "x", "examples": Block(rasa_format.block([line]))}]}
+    intents, _ = rasa_nlu.read(yaml.dump(document, Dumper=NluDumper, allow_unicode=True, sort_keys=False))
+    assert intents == {"x": [line]}
+    # Only a space after "]" where Rasa would have seen an annotation, and whitespace made single spaces.
+    assert line.replace("] ", "]") == " ".join(phrase.replace("\x07", " ").split()).replace("] ", "]")
