@@ -117,7 +117,7 @@ SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
             pdf(),
             "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             "FILE_CONTENT_MISMATCH",
-        ),  # fmt: skip
+        ),
         # an allowed type under another type's name
         ("photo.pdf", png(), "image/png", "FILE_TYPE_MISMATCH"),
         ("photo.png.exe", png(), "image/png", "FILE_TYPE_MISMATCH"),
