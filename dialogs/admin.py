@@ -5,7 +5,7 @@ from django.db.models import Count, Q
 from django.utils.html import format_html, format_html_join, strip_tags
 
 from bots.admin_scoping import BotScopedAdmin
-from bots.logs.backoffice import ReadOnlyLogAdmin
+from bots.logs.backoffice import ByDate, ReadOnlyLogAdmin
 
 from .models import ClientError, Dialog, GdprRequest, Interaction
 
@@ -163,7 +163,7 @@ class GdprRequestAdmin(BotScopedAdmin):
 @admin.register(ClientError)
 class ClientErrorAdmin(ReadOnlyLogAdmin):
     list_display = ["created_at", "error", "short_message", "browser", "bot"]
-    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "error", ("created_at", admin.DateFieldListFilter)]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "error", ("created_at", ByDate)]
     date_hierarchy = "created_at"
     list_select_related = ["bot"]
     readonly_fields = [field.name for field in ClientError._meta.fields]

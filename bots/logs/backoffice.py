@@ -2,6 +2,7 @@
 for the people the Log Explicit API lets read them (status.details), scoped to their account's bots."""
 
 from django.contrib import admin
+from django.utils import timezone
 
 from accounts.admin import may
 from bots.admin_scoping import BotScopedAdmin
@@ -28,9 +29,25 @@ class ReadOnlyLogAdmin(BotScopedAdmin):
         return False
 
 
+class ByDate(admin.DateFieldListFilter):
+    """The side bar's date filter, titled "By date" whatever the field is called."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.title = "date"
+
+
 class ServerErrorAdmin(ReadOnlyLogAdmin):
-    list_display = ["minute", "last_at", "bot", "operation", "status", "code", "count", "message"]
-    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "status", "code", ("minute", admin.DateFieldListFilter)]
+    list_display = ["when", "bot", "operation", "error", "count", "message"]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "status", "code", ("minute", ByDate)]
     date_hierarchy = "minute"
     search_fields = ["operation", "code", "message"]
     list_select_related = ["bot"]
+
+    @admin.display(description="Minute", ordering="minute")
+    def when(self, row):
+        return timezone.localtime(row.minute).strftime("%Y-%m-%d %H:%M")
+
+    @admin.display(description="Error", ordering="status")
+    def error(self, row):
+        return f"{row.status} {row.code}" if row.status else row.code
