@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | md5sum | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test bench lint format browser wrk clean prod prod-stop prod-status
+.PHONY: install run test bench lint format browser wrk saml-tools clean prod prod-stop prod-status
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): requirements.txt
 
 install: $(STAMP)
 
-run: install
+run: install saml-tools
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --base-url http://$(HOST):$(PORT)
 	$(BIN)/daphne --bind $(HOST) --port $(PORT) config.asgi:application
@@ -52,7 +52,14 @@ wrk:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq wrk >/dev/null; }
 
-test: install browser
+# SAML2 for chatboxes (accounts/saml): pysaml2 signs and checks XML signatures with Debian's xmlsec1.
+saml-tools:
+	@command -v xmlsec1 >/dev/null 2>&1 || { \
+		echo "Installing Debian's xmlsec1 for SAML2 (accounts/saml)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq xmlsec1 >/dev/null; }
+
+test: install browser saml-tools
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # Every benchmark prints its figures (the README records them). kb_import needs this machine's

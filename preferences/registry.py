@@ -74,6 +74,27 @@ def matching_group_of_bot(value: str, bot) -> str:
     return str(group_uuid)
 
 
+def saml_idp_metadata(value: str, owner=None) -> str:
+    from accounts.saml.sp import check_idp_metadata
+
+    try:
+        check_idp_metadata(value)
+    except ValueError as error:
+        raise InvalidField("value", f"not usable identity provider metadata: {error}") from None
+    return value.strip()
+
+
+def web_origins(value: str, owner=None) -> str:
+    from urllib.parse import urlsplit
+
+    origins = value.replace(",", " ").split()
+    for origin in origins:
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.query:
+            raise InvalidField("value", f"'{origin[:60]}' is not an origin like https://www.example.com")
+    return " ".join(origin.rstrip("/") for origin in origins)
+
+
 KNOWN_KEYS: dict[str, PreferenceKey] = {
     key.name: key
     for key in [
@@ -83,6 +104,18 @@ KNOWN_KEYS: dict[str, PreferenceKey] = {
             "Enables the SAML service of the chatbox.",
             default="false",
             check=boolean,
+        ),
+        PreferenceKey(
+            "chatbox.auth.saml.idp.metadata",
+            "string",
+            "SAML: the identity provider's metadata XML (checked when set; else the server's SAML_IDP_METADATA_FILE).",
+            check=saml_idp_metadata,
+        ),
+        PreferenceKey(
+            "chatbox.auth.saml.origins",
+            "string",
+            "SAML: the origins of the pages the chatbox runs on, where a login may return (space-separated).",
+            check=web_origins,
         ),
         PreferenceKey(
             "livechat.createmonitoreddialogs",

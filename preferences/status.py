@@ -6,10 +6,19 @@ from .models import BotPreference
 
 
 def sso() -> Result:
-    """SAML for chatboxes: enabled per bot by chatbox.auth.saml.menu.enabled. This server has no SAML
-    service provider yet, so a bot that enables it is a Warning; none enabled is Ok."""
-    enabled = BotPreference.objects.filter(name="chatbox.auth.saml.menu.enabled", value="true").count()
-    if enabled:
-        reason = "SAML is enabled on a bot but this server has no SAML service provider"
-        return Result(WARNING, {"samlEnabledBots": enabled, "serviceProvider": False}, reason=reason)
-    return Result(OK, {"samlEnabledBots": 0, "serviceProvider": False})
+    """SAML for chatboxes: enabled per bot by chatbox.auth.saml.menu.enabled; this server is the service
+    provider (accounts/saml). A bot with SAML on and no identity provider to send visitors to (neither
+    chatbox.auth.saml.idp.metadata nor SAML_IDP_METADATA_FILE) is a Warning; otherwise Ok."""
+    from accounts.saml.sp import setting
+
+    enabled = set(
+        BotPreference.objects.filter(name="chatbox.auth.saml.menu.enabled", value="true").values_list("bot", flat=True)
+    )
+    customs = {"samlEnabledBots": len(enabled), "serviceProvider": True}
+    if enabled and not setting("SAML_IDP_METADATA_FILE"):
+        configured = BotPreference.objects.filter(bot__in=enabled, name="chatbox.auth.saml.idp.metadata").count()
+        if configured < len(enabled):
+            customs["botsWithoutIdentityProvider"] = len(enabled) - configured
+            reason = "SAML is enabled on a bot that has no identity provider metadata"
+            return Result(WARNING, customs, reason=reason)
+    return Result(OK, customs)

@@ -12,6 +12,7 @@ from django.core.validators import validate_email
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from accounts.saml.guard import SamlGuard
 from bots.servlet.envelope import b64, envelope, json_string, plain_json, script
 from bots.servlet.errors import InvalidField, MissingField, NotFound, ServletError
 from bots.servlet.params import CONTEXT_ID
@@ -177,8 +178,9 @@ TALK_VALUES = {
 FEEDBACK_ANSWER = {200: envelope_schema("feedbackResponse", {"interactionId": INTEGER}, required=("interactionId",))}
 
 
-class ChatView(ServletView):
-    """Chat calls answer GET and POST alike (servlet-api.md §1.5)."""
+class ChatView(SamlGuard, ServletView):
+    """Chat calls answer GET and POST alike (servlet-api.md §1.5); on a bot with SAML on, only for a
+    visitor logged in with SAML (accounts/saml/guard.py)."""
 
     def get(self, request, *args, **kwargs):
         return self.post(request, *args, **kwargs)

@@ -131,11 +131,12 @@ def test_a_failing_dependency_makes_the_status_ko(client, personas, meters):
     assert client.get(STATUS).json()["status"] == "Ok"
 
 
-def test_saml_enabled_without_a_service_provider_is_a_warning(client, personas, meters, demo_bot):
+def test_saml_enabled_without_an_identity_provider_is_a_warning(client, personas, meters, demo_bot):
     client.put(
         f"/servlet/api/preferences/bot/{demo_bot.uuid}/chatbox.auth.saml.menu.enabled/true", **personas.alice.auth
     )
     body = client.get(f"{STATUS}?details=true", **personas.alice.auth).json()
     assert body["applications"]["sso"]["status"] == "Warning"
     assert body["applications"]["sso"]["customs"]["samlEnabledBots"] == 1
+    assert body["applications"]["sso"]["customs"]["botsWithoutIdentityProvider"] == 1
     assert body["status"] == "Warning"

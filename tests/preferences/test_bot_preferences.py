@@ -183,6 +183,8 @@ def test_the_registry_lists_the_known_keys(client):
     keys = {key["name"]: key for key in client.get(f"{ROOT}/keys").json()}
     assert set(keys) == {
         "chatbox.auth.saml.menu.enabled",
+        "chatbox.auth.saml.idp.metadata",
+        "chatbox.auth.saml.origins",
         "livechat.createmonitoreddialogs",
         "bot.servicename",
         "bot.no.group.uuid",

@@ -1,0 +1,56 @@
+"""The chat calls' SAML hook: on a bot with chatbox.auth.saml.menu.enabled, a chat call whose
+saml2_info names nobody is answered SAML_redirection (and does nothing else); one that names a
+visitor goes on, and its answer's `values.auth` hands the token back. Off (the default): nothing."""
+
+import json
+import uuid
+
+from bots.servlet.envelope import b64, envelope
+from bots.servlet.errors import ServletError
+
+from .enabled import saml_enabled
+
+FIELD = "saml2_info"
+
+
+class SamlRedirection(ServletError):
+    """Not an error for the chatbox: the answer that makes it go to the identity provider."""
+
+    status, code = 200, "SAML_REDIRECTION"
+
+    def __init__(self, values: dict):
+        super().__init__("SAML login required.")
+        self.values = values
+
+    def response(self):
+        return envelope("SAML_redirection", self.values)
+
+
+class SamlGuard:
+    """Mixed into the chat views (dialogs/api/views.py ChatView), before ServletView."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        bot_uuid = kwargs.get("bot_uuid")
+        if bot_uuid is None or not saml_enabled(bot_uuid):
+            return
+        from .session import identify, redirection  # pysaml2 loads only where SAML is on
+
+        bot_uuid = str(uuid.UUID(bot_uuid.strip()))
+        visitor, token = identify(self.params(request).text(FIELD, max_length=20_000), bot_uuid)
+        if visitor is None:
+            raise SamlRedirection(redirection(request, bot_uuid))
+        request.saml2_visitor, request.saml2_token = visitor, token
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        token = getattr(request, "saml2_token", None)
+        if token and response.status_code == 200 and response.get("Content-Type", "").startswith("application/json"):
+            try:
+                body = json.loads(response.content)
+            except ValueError:
+                return response
+            if isinstance(body, dict) and isinstance(body.get("values"), dict):
+                body["values"]["auth"] = b64(token)
+                response.content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return response

@@ -1,0 +1,110 @@
+"""The service provider as pysaml2 sees it: one SP for the whole server (entity id and ACS under
+/servlet/saml2/), trusting, for each bot, the identity provider named by the bot's preference
+chatbox.auth.saml.idp.metadata (else the server's SAML_IDP_METADATA_FILE)."""
+
+import hashlib
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from django.conf import settings
+from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
+from saml2.client import Saml2Client
+from saml2.config import SPConfig
+from saml2.metadata import create_metadata_string
+
+from preferences.models import BotPreference
+
+from .enabled import IDP_METADATA
+from .keys import key_pair
+
+METADATA_PATH = "/servlet/saml2/metadata"
+ACS_PATH = "/servlet/saml2/acs"
+LOGIN_PATH = "/servlet/saml2/login"
+# Clocks of the identity provider and this server may differ by this much.
+CLOCK_SKEW_SECONDS = 60
+
+_clients: dict[tuple, Saml2Client] = {}
+_lock = threading.Lock()
+
+
+def setting(name: str) -> str:
+    return getattr(settings, name, "") or os.environ.get(name, "")
+
+
+def base_url(request) -> str:
+    """The server's public address: SAML_SP_BASE_URL if set (behind a proxy), else the request's."""
+    return (setting("SAML_SP_BASE_URL") or request.build_absolute_uri("/")).rstrip("/")
+
+
+def idp_metadata(bot) -> str:
+    """The identity provider's metadata XML for this bot ("" when none is configured)."""
+    value = BotPreference.objects.filter(bot=bot, name=IDP_METADATA).values_list("value", flat=True).first()
+    if value and value.strip():
+        return value.strip()
+    path = setting("SAML_IDP_METADATA_FILE")
+    return Path(path).read_text(encoding="utf-8").strip() if path else ""
+
+
+def config(base: str, metadata: str = "") -> SPConfig:
+    key_file, cert_file = key_pair()
+    sp = SPConfig()
+    sp.load(
+        {
+            "entityid": base + METADATA_PATH,
+            "xmlsec_binary": shutil.which("xmlsec1"),
+            "key_file": key_file,
+            "cert_file": cert_file,
+            "metadata": {"inline": [metadata]} if metadata else {},
+            "accepted_time_diff": CLOCK_SKEW_SECONDS,
+            "service": {
+                "sp": {
+                    "name": "Bot platform chatbox",
+                    "endpoints": {"assertion_consumer_service": [(base + ACS_PATH, BINDING_HTTP_POST)]},
+                    # Only answers to a login this server started (InResponseTo), never IdP-initiated ones.
+                    "allow_unsolicited": False,
+                    "authn_requests_signed": True,
+                    "want_assertions_signed": True,
+                    "want_response_signed": False,
+                    "name_id_format_allow_create": True,
+                }
+            },
+        }
+    )
+    return sp
+
+
+def client(base: str, metadata: str) -> Saml2Client:
+    """A client for this base URL and identity provider, built once per process (parsing metadata costs)."""
+    key = (base, hashlib.sha256(metadata.encode("utf-8")).hexdigest(), *key_pair())
+    found = _clients.get(key)
+    if found is None:
+        found = Saml2Client(config=config(base, metadata))
+        with _lock:
+            _clients[key] = found
+    return found
+
+
+def idp_entity_id(saml_client: Saml2Client) -> str:
+    """The one identity provider of this client's metadata that has a single sign-on service."""
+    for entity_id in saml_client.metadata.identity_providers():
+        if saml_client.metadata.single_sign_on_service(entity_id, BINDING_HTTP_REDIRECT):
+            return entity_id
+    raise ValueError("no identity provider with an HTTP-Redirect single sign-on service")
+
+
+def metadata_xml(base: str) -> str:
+    return create_metadata_string(None, config(base), valid=24 * 365).decode("utf-8")
+
+
+def check_idp_metadata(xml: str) -> str:
+    """The metadata if it names an identity provider this server can send visitors to, else ValueError."""
+    xml = xml.strip()
+    try:
+        entity = idp_entity_id(Saml2Client(config=config("https://check.invalid", xml)))
+    except ValueError:
+        raise
+    except Exception as error:  # pysaml2 raises many kinds for bad XML
+        raise ValueError(f"not readable SAML metadata ({type(error).__name__})") from None
+    return entity
