@@ -44,11 +44,11 @@ SCHEMA_PATH = "/servlet/api/schema/"
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "12"))
 # The calls where a visitor's text is stored get FOCUS times as many: at 12 examples, most generated
 # talks had no userInput at all.
-STORING_CALLS = r"/chat/(talk|context|feedback|variable|gdpr|error|welcomecall|typing)/|^/chatHttp/"
+STORING_CALLS = r"/chat/(talk|context|feedback|variable|gdpr|error|welcomecall|typing)/|^/chatHttp/|^/fileupload/"
 FOCUS = 4
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 # /api/… serves the very same views as /servlet/api/…: fuzzing one prefix covers them.
-OPERATIONS = r"^/(servlet/api/|chatHttp/)"
+OPERATIONS = r"^/(servlet/api/|chatHttp/|fileupload/|history/)"
 # A developer chasing one failure narrows the run to the operations whose path matches this.
 ONLY = os.environ.get("FUZZ_ONLY", "")
 CONTEXT_FIELDS = {"contextId", "contextUUID", "contextUuid", "contextuuid", "ctx"}
