@@ -74,6 +74,25 @@ REPORT = {
         "skipped": {"type": "array", "items": OBJECT},
     },
 }
+# The export's YAML document, described as the structure it holds (Rasa's NLU training data format).
+NLU_FILE = {
+    "type": "object",
+    "required": ["version", "nlu"],
+    "properties": {
+        "version": {"type": "string", "enum": ["3.1"]},
+        "nlu": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "intent": {"type": "string", "description": "An item's intent name."},
+                    "synonym": {"type": "string", "description": "A matching group's name."},
+                    "examples": {"type": "string", "description": "One `- text` line per example or member."},
+                },
+            },
+        },
+    },
+}
 UPLOAD = {
     "multipart/form-data": {
         "type": "object",
@@ -109,7 +128,7 @@ def query(request) -> ServletParams:
     "export for the mirror's status.",
     parameters=[LANGUAGE],
     responses=responses(
-        {(200, YAML): OpenApiResponse({"type": "string"}, description="The YAML file, as a download.")},
+        {(200, YAML): OpenApiResponse(NLU_FILE, description="The YAML file, as a download.")},
         *PROTECTED_RESOURCE_ERRORS,
     ),
 )
