@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from ..models import Interaction
-from .selection import Selection, went_to_livechat
+from .selection import Selection, dialog_marks
 
-# Dialogs per batch: two queries per batch; the batch's dialogs are all that is held between them.
+# Dialogs per batch: three queries per batch (the dialogs, their marks, their interactions); the
+# batch's dialogs are all that is held between them.
 BATCH_SIZE = 500
 # Interaction rows fetched from the database cursor at a time.
 CHUNK_SIZE = 2000
@@ -23,7 +24,7 @@ DIALOG_FIELDS = (
     "language",
     "space",
     "qualification_mode",
-    "livechat_used",
+    "livechat",
     "client_id",
     "browser",
     "os",
@@ -42,6 +43,7 @@ INTERACTION_FIELDS = (
     "feedback",
     "feedback_comment",
 )
+LIVECHAT = DIALOG_FIELDS.index("livechat")
 # The row's keys (JSON lines) and columns (CSV), in this order.
 COLUMNS = (
     "contextId",
@@ -82,15 +84,11 @@ class Watch:
         self.batch_sizes.append(dialogs)
 
 
-def dialog_batches(selection: Selection, batch_size: int = BATCH_SIZE) -> Iterator[list[tuple]]:
-    """The selected dialogs, `batch_size` at a time, in the order they started. Keyset pages (no
-    OFFSET, no cursor left open between batches) walk the (bot, first_activity, id) index."""
-    dialogs = (
-        selection.dialogs()
-        .annotate(livechat_used=went_to_livechat())
-        .order_by("first_activity", "id")
-        .values_list(*DIALOG_FIELDS)
-    )
+def dialog_batches(selection: Selection, batch_size: int = BATCH_SIZE, watch: Watch | None = None):
+    """The selected dialogs with their marks, read `batch_size` at a time in the order they started.
+    Keyset pages (no OFFSET, no cursor left open between batches) walk the (bot, first_activity, id)
+    index; the live chat and feedback filters are applied to each page's marks."""
+    dialogs = selection.base_dialogs().order_by("first_activity", "id").values_list(*DIALOG_FIELDS)
     after = None
     while True:
         page = dialogs
@@ -98,8 +96,14 @@ def dialog_batches(selection: Selection, batch_size: int = BATCH_SIZE) -> Iterat
             started, last_id = after
             page = page.filter(Q(first_activity__gt=started) | Q(first_activity=started, id__gt=last_id))
         batch = list(page[:batch_size])
-        if batch:
-            yield batch
+        if not batch:
+            return
+        if watch is not None:
+            watch.batch(len(batch))
+        marks = dialog_marks({row[0]: row[LIVECHAT] for row in batch})
+        kept = [row for row in batch if selection.keeps(marks[row[0]])]
+        if kept:
+            yield kept, marks
         if len(batch) < batch_size:
             return
         after = (batch[-1][1], batch[-1][0])
@@ -115,9 +119,8 @@ def export_rows(
     """One tuple per interaction, in COLUMNS order; `client_ids` False leaves clientId empty (the
     visitor's id is for administrators, product-behaviour.md §4.1)."""
     watch = watch if watch is not None else Watch()
-    for batch in dialog_batches(selection, batch_size):
-        watch.batch(len(batch))
-        dialogs = {row[0]: dialog_columns(row, client_ids) for row in batch}
+    for batch, marks in dialog_batches(selection, batch_size, watch):
+        dialogs = {row[0]: dialog_columns(row, marks[row[0]].livechat, client_ids) for row in batch}
         interactions = (
             Interaction.objects.filter(dialog_id__in=list(dialogs))
             .order_by("dialog__first_activity", "dialog_id", "created_at", "id")
@@ -126,18 +129,18 @@ def export_rows(
         for row in interactions.iterator(chunk_size=CHUNK_SIZE):
             watch.rows += 1
             yield dialogs[row[0]] + interaction_columns(row)
-        del dialogs, batch
+        del dialogs, batch, marks
 
 
-def dialog_columns(row: tuple, client_ids: bool) -> tuple:
-    _, started, uuid, language, space, qualification, livechat, client_id, browser, os, url = row
+def dialog_columns(row: tuple, livechat: bool, client_ids: bool) -> tuple:
+    _, started, uuid, language, space, qualification, _, client_id, browser, os, url = row
     return (
         str(uuid),
         started.isoformat(),
         language,
         space,
         qualification,
-        bool(livechat),
+        livechat,
         client_id if client_ids else "",
         browser,
         os,

@@ -6,7 +6,7 @@ from bots.servlet.errors import NotFound
 from ..contexts import known_dialog
 from ..models import Dialog, Interaction
 from .export import interaction_json
-from .selection import went_to_livechat
+from .selection import dialog_marks
 
 
 def find_dialog(bot, context_id: str) -> Dialog:
@@ -19,7 +19,7 @@ def find_dialog(bot, context_id: str) -> Dialog:
 
 
 def dialog_json(dialog: Dialog, *, client_ids: bool) -> dict:
-    livechat = type(dialog).objects.filter(pk=dialog.pk).filter(went_to_livechat()).exists()
+    livechat = dialog_marks({dialog.pk: dialog.livechat})[dialog.pk].livechat
     interactions = Interaction.objects.filter(dialog=dialog).order_by("created_at", "id")
     return {
         "contextId": str(dialog.uuid),

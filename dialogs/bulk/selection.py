@@ -56,7 +56,8 @@ class Selection:
             feedback=FEEDBACKS[feedback.lower()] if feedback else "",
         )
 
-    def dialogs(self) -> QuerySet:
+    def base_dialogs(self) -> QuerySet:
+        """The dialogs the plain columns select (bot, period, space, language, qualification mode)."""
         dialogs = Dialog.objects.filter(bot_id=self.bot_id)
         if self.period.start is not None:
             dialogs = dialogs.filter(first_activity__gte=self.period.start)
@@ -68,6 +69,13 @@ class Selection:
             dialogs = dialogs.filter(language=self.language)
         if self.qualification is not None:
             dialogs = dialogs.filter(qualification_mode=self.qualification)
+        return dialogs
+
+    def dialogs(self) -> QuerySet:
+        """Every selected dialog in one query (counts); the export applies the live chat and feedback
+        filters batch by batch instead (keeps), since PostgreSQL may plan these EXISTS as a scan of
+        every interaction, once per query."""
+        dialogs = self.base_dialogs()
         if self.livechat is not None:
             dialogs = dialogs.filter(went_to_livechat() if self.livechat else ~went_to_livechat())
         if self.feedback:
@@ -79,6 +87,40 @@ class Selection:
 
     def interactions(self) -> QuerySet:
         return Interaction.objects.filter(dialog__in=self.dialogs())
+
+    def keeps(self, marks: "Marks") -> bool:
+        """The live chat and feedback filters, on a dialog's marks."""
+        if self.livechat is not None and marks.livechat != self.livechat:
+            return False
+        if self.feedback == "any":
+            return bool(marks.feedbacks)
+        if self.feedback == "none":
+            return not marks.feedbacks
+        return not self.feedback or self.feedback in marks.feedbacks
+
+
+@dataclass
+class Marks:
+    """What a dialog's interactions say about it: live chat, and the feedback given."""
+
+    livechat: bool = False
+    feedbacks: set = field(default_factory=set)
+
+
+def dialog_marks(dialogs: dict[int, str]) -> dict[int, Marks]:
+    """The marks of these dialogs (id → its `livechat` state) in one query on their interactions."""
+    marks = {dialog_id: Marks(livechat=bool(state)) for dialog_id, state in dialogs.items()}
+    telling = (
+        Interaction.objects.filter(dialog_id__in=list(dialogs))
+        .filter(Q(human=True) | Q(type_response__in=HANDOVER_TYPES) | ~Q(feedback=""))
+        .values_list("dialog_id", "human", "type_response", "feedback")
+    )
+    for dialog_id, human, type_response, feedback in telling:
+        mark = marks[dialog_id]
+        mark.livechat = mark.livechat or human or type_response in HANDOVER_TYPES
+        if feedback:
+            mark.feedbacks.add(feedback)
+    return marks
 
 
 def optional_flag(params: ServletParams, *names: str) -> bool | None:

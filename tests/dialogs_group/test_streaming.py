@@ -1,5 +1,5 @@
 """The export holds one batch of dialogs at a time, whatever their number: measured by the rows each
-batch holds and by the queries it makes (two per batch), not by time."""
+batch holds and by the queries it makes (three per batch), not by time."""
 
 import json
 from datetime import timedelta
@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from dialogs.bulk.export import Watch, export_rows
 from dialogs.bulk.formats import jsonl_chunks
 from dialogs.bulk.selection import Selection
+from dialogs.models import Dialog, Interaction
 
 from .conftest import at, make_dialog
 
@@ -42,10 +43,10 @@ def test_the_rows_held_stay_one_batch_as_the_dialogs_grow(demo_bot):
     assert small.largest_batch == large.largest_batch == BATCH
     assert small.batch_sizes == [10, 10, 5]
     assert large.batch_sizes == [10] * 25
-    # Two queries per batch (the dialogs, then their interactions), and one more that finds the
-    # end after a full last batch.
-    assert small_queries == 2 * 3
-    assert large_queries == 2 * 25 + 1
+    # Three queries per batch (the dialogs, what their interactions say of live chat and feedback,
+    # their interactions), and one more that finds the end after a full last batch.
+    assert small_queries == 3 * 3
+    assert large_queries == 3 * 25 + 1
     assert large.rows == len(large_rows)
 
 
@@ -65,3 +66,18 @@ def test_a_dialog_interactions_come_in_order_even_across_batches(demo_bot):
         by_dialog.setdefault(row["contextId"], []).append(row["time"])
     assert len(by_dialog) == 11
     assert all(times == sorted(times) and len(times) == 4 for times in by_dialog.values())
+
+
+def test_filters_on_marks_keep_the_batches_bounded(demo_bot):
+    """The live chat and feedback filters are applied to each batch: a batch may yield fewer dialogs,
+    never hold more, and one with none left costs no interaction query."""
+    seed(demo_bot, 25)
+    chosen = list(Dialog.objects.filter(bot=demo_bot).order_by("first_activity", "id"))[20:22]
+    Interaction.objects.filter(dialog__in=chosen).update(feedback="negative")
+    watch = Watch()
+    with CaptureQueriesContext(connection) as queries:
+        rows = list(export_rows(Selection(bot_id=demo_bot.pk, feedback="negative"), batch_size=BATCH, watch=watch))
+    assert {row[0] for row in rows} == {str(dialog.uuid) for dialog in chosen}
+    assert watch.batch_sizes == [10, 10, 5] and watch.largest_batch == BATCH
+    # The first two batches hold no negative feedback: dialogs and marks only.
+    assert len(queries) == 2 + 2 + 3
