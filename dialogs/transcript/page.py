@@ -31,6 +31,16 @@ class Line:
     html: str = ""  # answer HTML, already cleaned
     file: dict | None = None
 
+    @property
+    def size(self) -> str:
+        """The file's size as the console shows it (o, Ko, Mo)."""
+        count = int((self.file or {}).get("size") or 0)
+        if count < 1024:
+            return f"{count} o"
+        if count < 1024 * 1024:
+            return f"{count / 1024:.1f} Ko".replace(".", ",")
+        return f"{count / (1024 * 1024):.1f} Mo".replace(".", ",")
+
 
 def printable_dialog(context_id: str, bot=None) -> Dialog | None:
     """The dialog of a live context id (of `bot` when given); None when unknown, malformed or revoked."""

@@ -1132,13 +1132,15 @@
     var link = /^\/livechat\/uploads\/[0-9]+\/?$/.test(url)
       ? el("a", { class: "file-download", href: url, download: "", "data-testid": "file-download" }, [icon("down"), "Télécharger"])
       : null;
-    return el("div", { class: "bubble bubble-visitor bubble-file", "data-testid": "file" }, [
-      el("span", { class: "file-icon" }, [icon("clip")]),
-      el("span", { class: "file-text" }, [
-        el("span", { class: "file-name", "data-testid": "file-name" }, [String(file.name || "fichier")]),
-        el("span", { class: "file-size" }, [fileSize(file.size) + (file.contentType ? " · " + fileKind(file.contentType) : "")])
-      ]),
-      link
+    return el("div", { class: "bubble bubble-visitor bubble-file" }, [
+      el("div", { class: "file-card", "data-testid": "file" }, [
+        el("span", { class: "file-icon" }, [icon("clip")]),
+        el("span", { class: "file-text" }, [
+          el("span", { class: "file-name", "data-testid": "file-name" }, [String(file.name || "fichier")]),
+          el("span", { class: "file-size" }, [fileSize(file.size) + (file.contentType ? " · " + fileKind(file.contentType) : "")])
+        ]),
+        link
+      ])
     ]);
   }
 

@@ -112,7 +112,7 @@ def test_operator_lines_and_files_appear_as_such(client, chatbox, settings, tmp_
     )
     lines = lines_of(client.get(history_url(chatbox.context_id)).content)
     assert lines[-2][0:2] == ("visitor", "Moi")
-    assert lines[-2][2].startswith("📎 relevé <mars>.png")
+    assert lines[-2][2] == f"relevé <mars>.png {len(png())} o"
     assert lines[-1] == ("operator", "Léa", "Merci, je regarde votre relevé.")
 
 
