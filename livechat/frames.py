@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from accounts.saml.guard import check_frame
 from bots.servlet.errors import InvalidField, NotFound
 from bots.servlet.params import CONTEXT_ID, ServletParams
 from bots.servlet.views import get_bot
@@ -39,6 +40,7 @@ def handle(frame: dict, transport: str) -> Outcome:
         raise InvalidField("parameters", "a JSON object")
     params = params_from_frame(parameters)
     bot = get_bot(params.text("botId", "botUUID"))
+    check_frame(bot, params)  # a bot with SAML on serves only visitors logged in with it (accounts/saml)
     handler = HANDLERS.get(frame_type)
     if handler is None:
         raise InvalidField("type", f"unknown frame type {frame_type[:40]!r}")

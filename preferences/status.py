@@ -9,7 +9,7 @@ def sso() -> Result:
     """SAML for chatboxes: enabled per bot by chatbox.auth.saml.menu.enabled; this server is the service
     provider (accounts/saml). A bot with SAML on and no identity provider to send visitors to (neither
     chatbox.auth.saml.idp.metadata nor SAML_IDP_METADATA_FILE) is a Warning; otherwise Ok."""
-    from accounts.saml.sp import setting
+    from accounts.saml.keys import setting
 
     enabled = set(
         BotPreference.objects.filter(name="chatbox.auth.saml.menu.enabled", value="true").values_list("bot", flat=True)

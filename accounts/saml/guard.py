@@ -6,7 +6,7 @@ import json
 import uuid
 
 from bots.servlet.envelope import b64, envelope
-from bots.servlet.errors import ServletError
+from bots.servlet.errors import Forbidden, ServletError
 
 from .enabled import saml_enabled
 
@@ -54,3 +54,15 @@ class SamlGuard:
                 body["values"]["auth"] = b64(token)
                 response.content = json.dumps(body, ensure_ascii=False).encode("utf-8")
         return response
+
+
+def check_frame(bot, params) -> None:
+    """The same rule for a chatbox frame (websocket, chatHttp): it cannot follow a redirection, so a frame
+    naming nobody on a bot with SAML on is refused; the chatbox logs in over REST first (saml2/status)."""
+    if not saml_enabled(bot.uuid):
+        return
+    from .session import identify
+
+    visitor, _token = identify(params.text(FIELD, max_length=20_000), str(bot.uuid))
+    if visitor is None:
+        raise Forbidden("This bot's chatbox needs a SAML login first (saml2/status).", code="SAML_LOGIN_REQUIRED")

@@ -11,10 +11,14 @@ from django.conf import settings
 _lock = threading.Lock()
 
 
+def setting(name: str) -> str:
+    """A SAML setting: Django's settings (tests), else the environment (secrets come from there)."""
+    return getattr(settings, name, "") or os.environ.get(name, "")
+
+
 def key_pair() -> tuple[str, str]:
     """(key file, certificate file) as paths pysaml2 and xmlsec1 read."""
-    key = getattr(settings, "SAML_SP_KEY_FILE", "") or os.environ.get("SAML_SP_KEY_FILE", "")
-    cert = getattr(settings, "SAML_SP_CERT_FILE", "") or os.environ.get("SAML_SP_CERT_FILE", "")
+    key, cert = setting("SAML_SP_KEY_FILE"), setting("SAML_SP_CERT_FILE")
     if key and cert:
         return key, cert
     folder = Path(settings.DATA_DIR) / "saml"

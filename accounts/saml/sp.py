@@ -3,12 +3,11 @@
 chatbox.auth.saml.idp.metadata (else the server's SAML_IDP_METADATA_FILE)."""
 
 import hashlib
-import os
+import logging
 import shutil
 import threading
 from pathlib import Path
 
-from django.conf import settings
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
 from saml2.client import Saml2Client
 from saml2.config import SPConfig
@@ -17,7 +16,7 @@ from saml2.metadata import create_metadata_string
 from preferences.models import BotPreference
 
 from .enabled import IDP_METADATA
-from .keys import key_pair
+from .keys import key_pair, setting
 
 METADATA_PATH = "/servlet/saml2/metadata"
 ACS_PATH = "/servlet/saml2/acs"
@@ -25,12 +24,11 @@ LOGIN_PATH = "/servlet/saml2/login"
 # Clocks of the identity provider and this server may differ by this much.
 CLOCK_SKEW_SECONDS = 60
 
+# xmlschema (pysaml2's schema checks) logs each schema it loads at INFO: noise in a server's log.
+logging.getLogger("xmlschema").setLevel(logging.WARNING)
+
 _clients: dict[tuple, Saml2Client] = {}
 _lock = threading.Lock()
-
-
-def setting(name: str) -> str:
-    return getattr(settings, name, "") or os.environ.get(name, "")
 
 
 def base_url(request) -> str:

@@ -11,10 +11,8 @@ from bots.servlet.envelope import b64, envelope, plain_json
 from bots.servlet.schema import ALWAYS, B64, BOOLEAN, CHAT_ERRORS, INTEGER, envelope_schema, plain_schema, responses
 from bots.servlet.views import ServletView, get_bot
 
-from . import flow, sp
 from .enabled import saml_enabled
 from .guard import FIELD
-from .session import identify, redirection
 
 TAGS = ["Saml2 service provider for chatboxes"]
 VISITOR_FORM = inline_serializer(
@@ -53,6 +51,8 @@ class Saml2View(ServletView):
 
     def visitor(self, request):
         params = self.params(request)
+        from .session import identify
+
         bot = get_bot(params.text("botUUID", "botId", "botUuid", required=True))
         bot_uuid = str(bot.uuid)
         visitor, token = identify(params.text(FIELD, max_length=20_000), bot_uuid)
@@ -90,6 +90,8 @@ class Saml2StatusView(Saml2View):
         if not saml_enabled(bot_uuid):
             return envelope("saml2StatusResponse", {"enabled": False, "authenticated": False})
         if visitor is None:
+            from .session import redirection
+
             values = redirection(request, bot_uuid)
             # CV5 treats the visitor as not connected only when the body is a JSON string of this shape.
             body = json.dumps({"values": {name: b64(value) for name, value in values.items()}})
@@ -124,6 +126,8 @@ class Saml2UserInfoView(Saml2View):
 )
 class Saml2MetadataView(ServletView):
     def get(self, request):
+        from . import sp
+
         return HttpResponse(sp.metadata_xml(sp.base_url(request)), content_type="application/samlmetadata+xml")
 
 
@@ -145,9 +149,11 @@ LOGIN_FORM = inline_serializer(
 )
 class Saml2LoginView(ServletView):
     def get(self, request):
+        from . import flow
+
         params = self.params(request)
         login = params.text("login", required=True, max_length=2000)
-        location = flow.start(request, login, params.text("RelayState", max_length=flow.MAX_RELAY_STATE + 1))
+        location = flow.start(request, login, params.text("RelayState", max_length=2001))
         return HttpResponseRedirect(location)
 
 
@@ -174,6 +180,8 @@ ACS_FORM = inline_serializer(
 )
 class Saml2AcsView(ServletView):
     def post(self, request):
+        from . import flow
+
         params = self.params(request)
         back = flow.finish(
             params.text("SAMLResponse", required=True, max_length=500_000), params.text("RelayState", max_length=100)

@@ -116,13 +116,26 @@ def plain_schema(schema: dict, description: str = "") -> OpenApiResponse:
 SCRIPT = OpenApiResponse({"type": "string"}, description="JavaScript text (the old servlet's answer).")
 
 
+# Every chat call on a bot with SAML on (accounts/saml/guard.py).
+CHAT_SAML = (
+    "On a bot whose preference chatbox.auth.saml.menu.enabled is true, send `saml2_info` (the token of the last "
+    "`values.auth`): without a valid one the call does nothing and answers 200 "
+    '`{"type": "SAML_redirection", "values": {"auth": <new token>, "redirection_url": <login address>}}` '
+    "(base64 strings); with one, the answer's `values.auth` renews it."
+)
+
+
 def chat_call(summary: str, *, form=None, ok: dict, errors: tuple[int, ...] = CHAT_ERRORS, tags=("Chat",)):
     """A chat call answers GET (its fields in the query string) and POST (a form, JSON or multipart
     body, or the query string) alike (servlet-api.md §1.5)."""
     answers = responses(ok, *errors)
     return extend_schema_view(
         get=extend_schema(
-            tags=list(tags), summary=summary, parameters=[form] if form is not None else [], responses=answers
+            tags=list(tags),
+            summary=summary,
+            description=CHAT_SAML,
+            parameters=[form] if form is not None else [],
+            responses=answers,
         ),
-        post=extend_schema(tags=list(tags), summary=summary, request=form, responses=answers),
+        post=extend_schema(tags=list(tags), summary=summary, description=CHAT_SAML, request=form, responses=answers),
     )

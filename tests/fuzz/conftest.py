@@ -48,7 +48,7 @@ STORING_CALLS = r"/chat/(talk|context|feedback|variable|gdpr|error|welcomecall|t
 FOCUS = 4
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 # /api/… serves the very same views as /servlet/api/…: fuzzing one prefix covers them.
-OPERATIONS = r"^/(servlet/api/|chatHttp/|fileupload/|history/)"
+OPERATIONS = r"^/(servlet/api/|servlet/saml2/|chatHttp/|fileupload/|history/)"
 # A developer chasing one failure narrows the run to the operations whose path matches this.
 ONLY = os.environ.get("FUZZ_ONLY", "")
 CONTEXT_FIELDS = {"contextId", "contextUUID", "contextUuid", "contextuuid", "ctx"}

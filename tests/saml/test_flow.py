@@ -12,6 +12,7 @@ from dialogs.models import Interaction
 from tests.conftest import decode
 from tests.saml.conftest import PAGE, follow_to_idp, post_to_acs
 from tests.saml.idp import ALICE
+from tests.speed.test_talk_queries import RUNNING, statements_of
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +121,31 @@ def test_an_expired_identity_token_names_nobody(client, saml_chatbox, idp):
     saml_chatbox.saml2_info = identity_token(saml_chatbox.bot, "alice", ALICE, expires=1)
     assert saml_chatbox.talk_body("Bonjour")["type"] == "SAML_redirection"
     assert userinfo(saml_chatbox)["authenticated"] is False
+
+
+def frame(bot: str, saml2_info: str | None) -> str:
+    """A talk frame as CV5 sends it over the websocket (string parameters in base64)."""
+    parameters = {"botId": base64.b64encode(bot.encode()).decode(), "userInput": base64.b64encode(b"Bonjour").decode()}
+    if saml2_info is not None:
+        parameters["saml2_info"] = saml2_info
+    return json.dumps({"type": "talk", "parameters": parameters})
+
+
+def test_frames_need_the_login_too(client, saml_chatbox, idp):
+    """The websocket and /chatHttp cannot follow a redirection: a frame naming nobody is refused."""
+    for token in (None, "", "forged:token:value"):
+        refused = client.get("/chatHttp", {"data": frame(saml_chatbox.bot, token)})
+        assert refused.status_code == 403 and refused.json()["code"] == "SAML_LOGIN_REQUIRED"
+    log_in(client, saml_chatbox)
+    identity = decode(saml_chatbox.call(f"chat/topknowledge/{saml_chatbox.bot}")["values"])["auth"]
+    answered = client.get("/chatHttp", {"data": frame(saml_chatbox.bot, identity)})
+    assert answered.status_code == 200 and answered.json()["type"] == "talkResponse"
+
+
+def test_a_logged_in_talk_costs_what_a_talk_costs(client, saml_chatbox, idp):
+    """The token is checked by its signature and the SAML flag is kept per process: a talk of a visitor
+    logged in with SAML costs the statements of any talk (tests/speed), no more."""
+    log_in(client, saml_chatbox)
+    identity = decode(saml_chatbox.call(f"chat/topknowledge/{saml_chatbox.bot}")["values"])["auth"]
+    saml_chatbox.talk("Comment faire un virement ?", saml2_info=identity)  # the dialog and its answer, read once
+    assert statements_of(saml_chatbox, "Comment faire un virement ?", saml2_info=identity) == RUNNING
