@@ -86,72 +86,113 @@ def store_synonyms(bot, synonyms: dict[str, list[str]], report: RasaImportReport
 
 
 def store_intents(bot, intents: list[Intent], language: str, report: RasaImportReport) -> bool:
-    groups = MatchingGroup.objects.filter(bot=bot).values_list("name", "members")
-    expander = GroupExpander(MatchingGroupDef(name, [str(m) for m in members or []]) for name, members in groups)
+    """New intents are created in bulk; known ones compared with what their items hold, in a few queries
+    for the whole file whatever its size."""
     known = dict(
         ExternalIntent.objects.filter(bot=bot, name__in=[i.name for i in intents]).values_list("name", "item_id")
     )
-    items = KnowledgeItem.objects.in_bulk(known.values())
     space = bot.default_space()
-    next_position = (KnowledgeItem.objects.filter(bot=bot).aggregate(top=Max("position"))["top"] or 0) + 1
-    changed = False
+    created = create_items(bot, [i for i in intents if i.name not in known], language, space, report)
+    updated = update_items([(i, known[i.name]) for i in intents if i.name in known], language, space, report)
+    return created or updated
+
+
+def create_items(bot, intents: list[Intent], language: str, space, report: RasaImportReport) -> bool:
+    if not intents:
+        return False
+    top = KnowledgeItem.objects.filter(bot=bot).aggregate(top=Max("position"))["top"] or 0
+    items = KnowledgeItem.objects.bulk_create(
+        KnowledgeItem(
+            bot=bot,
+            label=intent.name[:300],
+            position=top + index,
+            status=KnowledgeItem.Status.PUBLISHED if intent.response else KnowledgeItem.Status.DRAFT,
+        )
+        for index, intent in enumerate(intents, start=1)
+    )
+    ExternalIntent.objects.bulk_create(
+        ExternalIntent(bot=bot, item=item, name=intent.name) for item, intent in zip(items, intents, strict=True)
+    )
+    Formulation.objects.bulk_create(
+        Formulation(item=item, language=language, text=text, position=index)
+        for item, intent in zip(items, intents, strict=True)
+        for index, text in enumerate(intent.examples)
+    )
+    Answer.objects.bulk_create(
+        Answer(item=item, language=language, space=space, text=answer_text(intent))
+        for item, intent in zip(items, intents, strict=True)
+    )
     for intent in intents:
-        item = items.get(known.get(intent.name))
-        created = item is None
-        if created:
-            item = KnowledgeItem.objects.create(
-                bot=bot,
-                label=intent.name[:300],
-                position=next_position,
-                status=KnowledgeItem.Status.PUBLISHED if intent.response else KnowledgeItem.Status.DRAFT,
-            )
-            next_position += 1
-            ExternalIntent.objects.create(bot=bot, item=item, name=intent.name)
-            report.drafts += intent.response is None
-        item_changed = store_examples(item, intent.examples, language, expander, report)
-        item_changed = store_answer(item, intent, language, space, created) or item_changed
-        report.intents.add(created, item_changed)
-        changed = changed or created or item_changed
+        report.intents.add(True, True)
+        report.examples_added += len(intent.examples)
+        report.drafts += intent.response is None
+    return True
+
+
+def update_items(known: list[tuple[Intent, int]], language: str, space, report: RasaImportReport) -> bool:
+    """An item's formulations in `language` become the intent's examples: a formulation whose export is
+    one of them stays as it is (its `{group}` references and computed vector with it), the others go,
+    the missing examples are added. A response replaces the answer in the default space."""
+    if not known:
+        return False
+    item_ids = [item_id for _, item_id in known]
+    bot_id = KnowledgeItem.objects.filter(pk=item_ids[0]).values_list("bot_id", flat=True).get()
+    groups = MatchingGroup.objects.filter(bot_id=bot_id).values_list("name", "members")
+    expander = GroupExpander(MatchingGroupDef(name, [str(m) for m in members or []]) for name, members in groups)
+    held: dict[int, list[tuple[int, str]]] = {}
+    formulations = Formulation.objects.filter(item_id__in=item_ids, language=language).order_by("position", "id")
+    for pk, item_id, text in formulations.values_list("pk", "item_id", "text"):
+        held.setdefault(item_id, []).append((pk, text))
+    tops = dict(
+        Formulation.objects.filter(item_id__in=item_ids)
+        .values("item_id")
+        .annotate(top=Max("position"))
+        .values_list("item_id", "top")
+    )
+    answers = {
+        answer.item_id: answer for answer in Answer.objects.filter(item_id__in=item_ids, language=language, space=space)
+    }
+    removed, added, new_answers, changed = [], [], [], False
+    for intent, item_id in known:
+        wanted = list(intent.examples)
+        gone = []
+        for pk, text in held.get(item_id, []):
+            exported = rasa_format.one_line(rasa_format.plain_example(example_line(expander, text)))
+            if exported in wanted:
+                wanted.remove(exported)
+            else:
+                gone.append(pk)
+        start = (tops.get(item_id) or 0) + 1
+        added.extend(
+            Formulation(item_id=item_id, language=language, text=text, position=start + index)
+            for index, text in enumerate(wanted)
+        )
+        removed.extend(gone)
+        item_changed = bool(wanted or gone)
+        if intent.response is not None:
+            text, answer = answer_text(intent), answers.get(item_id)
+            if answer is None:
+                new_answers.append(Answer(item_id=item_id, language=language, space=space, text=text))
+                item_changed = True
+            elif answer.text != text:
+                Answer.objects.filter(pk=answer.pk).update(text=text)
+                item_changed = True
+        report.intents.add(False, item_changed)
+        report.examples_added += len(wanted)
+        report.examples_removed += len(gone)
+        changed = changed or item_changed
+    if removed:
+        Formulation.objects.filter(pk__in=removed).delete()
+    Formulation.objects.bulk_create(added)
+    Answer.objects.bulk_create(new_answers)
     return changed
 
 
-def store_examples(item, examples: list[str], language: str, expander, report: RasaImportReport) -> bool:
-    """The item's formulations in `language` become the examples. A formulation whose export is one of
-    them stays as it is (its `{group}` references and computed vector with it)."""
-    wanted = list(examples)
-    removed = []
-    for pk, text in Formulation.objects.filter(item=item, language=language).values_list("pk", "text"):
-        exported = rasa_format.one_line(rasa_format.plain_example(example_line(expander, text)))
-        if exported in wanted:
-            wanted.remove(exported)
-        else:
-            removed.append(pk)
-    if removed:
-        Formulation.objects.filter(pk__in=removed).delete()
-    start = (Formulation.objects.filter(item=item).aggregate(top=Max("position"))["top"] or 0) + 1
-    Formulation.objects.bulk_create(
-        Formulation(item=item, language=language, text=text, position=start + index)
-        for index, text in enumerate(wanted)
-    )
-    report.examples_added += len(wanted)
-    report.examples_removed += len(removed)
-    return bool(wanted or removed)
-
-
-def store_answer(item, intent: Intent, language: str, space, created: bool) -> bool:
-    """The response's text as the answer in the default space; a new item without one gets a placeholder
-    the editor sees (and stays a draft); an existing item without one keeps its answers."""
-    if intent.response is None and not created:
-        return False
-    text = answer_html(intent.response) if intent.response else html.escape(PLACEHOLDER.format(name=intent.name))
-    answer = Answer.objects.filter(item=item, language=language, space=space).first()
-    if answer is None:
-        Answer.objects.bulk_create([Answer(item=item, language=language, space=space, text=text)])
-        return True
-    if answer.text == text:
-        return False
-    Answer.objects.filter(pk=answer.pk).update(text=text)
-    return True
+def answer_text(intent: Intent) -> str:
+    """The response's text as an answer; without one, a placeholder the editor sees (the item is a draft)."""
+    if intent.response:
+        return answer_html(intent.response)
+    return html.escape(PLACEHOLDER.format(name=intent.name))
 
 
 def answer_html(text: str) -> str:
