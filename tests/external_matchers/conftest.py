@@ -31,12 +31,17 @@ TRICKY_ITEMS = [
 ]
 
 
+def empty_bot(account, name: str) -> Bot:
+    """A bot of `account` in French (default) and English, with its default space and no knowledge."""
+    bot = Bot.objects.create(name=name, account=account, default_language="fr")
+    BotLanguage.objects.bulk_create([BotLanguage(bot=bot, code="fr"), BotLanguage(bot=bot, code="en")])
+    Space.objects.create(bot=bot, name="Defaut", is_default=True)
+    return bot
+
+
 @pytest.fixture
 def tricky_bot(personas):  # noqa: F811
-    bot = Bot.objects.create(name="Tricky: « bot »", account=personas.account, default_language="fr")
-    BotLanguage.objects.create(bot=bot, code="fr")
-    BotLanguage.objects.create(bot=bot, code="en")
-    Space.objects.create(bot=bot, name="Defaut", is_default=True)
+    bot = empty_bot(personas.account, "Tricky: « bot »")
     for name, members in TRICKY_GROUPS:
         MatchingGroup.objects.create(bot=bot, name=name, members=members)
     for position, (label, status, kind, formulations) in enumerate(TRICKY_ITEMS):
@@ -50,11 +55,7 @@ def tricky_bot(personas):  # noqa: F811
 @pytest.fixture
 def fresh_bot(personas):  # noqa: F811
     """An empty bot of the demo bot's account, in French and English."""
-    bot = Bot.objects.create(name="Fresh", account=personas.account, default_language="fr")
-    BotLanguage.objects.create(bot=bot, code="fr")
-    BotLanguage.objects.create(bot=bot, code="en")
-    Space.objects.create(bot=bot, name="Defaut", is_default=True)
-    return bot
+    return empty_bot(personas.account, "Fresh")
 
 
 def export(client, bot, persona, language: str = "") -> str:
