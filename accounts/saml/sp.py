@@ -24,7 +24,9 @@ LOGIN_PATH = "/servlet/saml2/login"
 # Clocks of the identity provider and this server may differ by this much.
 CLOCK_SKEW_SECONDS = 60
 
-# xmlschema (pysaml2's schema checks) logs each schema it loads at INFO: noise in a server's log.
+# pysaml2 logs each visitor's NameID and attributes at INFO, xmlschema each schema it loads: personal
+# data and noise in a server's log. Their warnings and errors still show.
+logging.getLogger("saml2").setLevel(logging.WARNING)
 logging.getLogger("xmlschema").setLevel(logging.WARNING)
 
 _clients: dict[tuple, Saml2Client] = {}
