@@ -267,15 +267,12 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
     qualification = dialog.qualification_mode
     matcher = snapshot.matcher(language)
 
-    result = None
+    allowed = snapshot.allowed_items(language, space_id, qualification)
+    follow_ups = None
     if dialog.current_node_id:
         follow_ups = snapshot.follow_up_items(dialog.current_node_id, language, space_id, qualification)
-        if follow_ups:
-            candidate = matcher.match(text, allowed=follow_ups)
-            if candidate.outcome == "direct":
-                result = candidate
-    if result is None:
-        result = matcher.match(text, allowed=snapshot.allowed_items(language, space_id, qualification))
+    # A decision tree's follow-ups first ("oui" / "non"), then the whole knowledge base.
+    result = matcher.match_first(text, [follow_ups, allowed] if follow_ups else [allowed])
 
     if result.outcome == "direct":
         item_id = result.candidates[0].item_id

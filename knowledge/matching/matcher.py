@@ -233,7 +233,9 @@ class Matcher:
         return len(self.entries)
 
     # ----------------------------------------------------------------- querying
-    def item_scores(self, text: str, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def item_scores(
+        self, text: str, mask: np.ndarray | None = None, *, evidence: tuple | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(calibrated score per item in 0..1, score per row for picking each item's best formulation).
 
         `mask` (bool per item) restricts the items that may be returned; others score 0.
@@ -244,7 +246,7 @@ class Matcher:
         # The evidence is weighed among all the bot's items, then the excluded ones are dropped: an item that
         # remains after its better rival was excluded keeps the modest score it had, instead of inheriting
         # the rival's share (the decision is still made on the allowed items only).
-        share, similarity, rows, _ = self.evidence(text)
+        share, similarity, rows, _ = evidence or self.evidence(text)
         if mask is None:
             mask = np.ones(len(self.item_ids), dtype=bool)
         c = self.calibration
@@ -319,12 +321,15 @@ class Matcher:
         accept = _acceptor(allowed)
         return np.fromiter((accept(int(i)) for i in self.item_ids), dtype=bool, count=len(self.item_ids))
 
-    def rank(self, text: str, allowed: Allowed = None, k: int = 10) -> list[Candidate]:
-        """The `k` best items for `text`, one candidate each, best first, restricted to `allowed`."""
+    def rank(
+        self, text: str, allowed: Allowed = None, k: int = 10, *, evidence: tuple | None = None
+    ) -> list[Candidate]:
+        """The `k` best items for `text`, one candidate each, best first, restricted to `allowed`;
+        `evidence` is this text's evidence() when the caller already has it."""
         mask = self._mask(allowed)
         if mask is not None and not mask.any():
             return []
-        items, rows = self.item_scores(text, mask)
+        items, rows = self.item_scores(text, mask, evidence=evidence)
         if items.size == 0 or k <= 0:
             return []
         top = np.argsort(-items, kind="stable")[:k]
@@ -343,9 +348,11 @@ class Matcher:
             matched_text=self.row_text[row],
         )
 
-    def match(self, text: str, allowed: Allowed = None, max_rewords: int = 3) -> MatchResult:
+    def match(
+        self, text: str, allowed: Allowed = None, max_rewords: int = 3, *, evidence: tuple | None = None
+    ) -> MatchResult:
         """Rank `text` among the allowed items and decide Direct / Reword / Misunderstood."""
-        ranked = self.rank(text, allowed=allowed, k=max(3, max_rewords))
+        ranked = self.rank(text, allowed=allowed, k=max(3, max_rewords), evidence=evidence)
         outcome, candidates = decide(ranked, self.thresholds, max_rewords=max_rewords)
         return MatchResult(
             outcome=outcome,
@@ -354,6 +361,21 @@ class Matcher:
             normalised=normalise(text[: self.config.max_input_chars], self.language),
             language=self.language,
         )
+
+    def match_first(self, text: str, allowed_in_turn: list[Allowed], max_rewords: int = 3) -> MatchResult:
+        """The first Direct result among the allowed sets tried in turn (a decision tree's follow-ups,
+        then the whole knowledge base), else the last one's result. The input's evidence does not depend
+        on the set (it is weighed among all the items), so it is computed once: with embeddings, a talk
+        in a decision tree used to run the models twice."""
+        evidence = None
+        if len(self.item_ids) and normalise(text[: self.config.max_input_chars], self.language):
+            evidence = self.evidence(text)
+        result = None
+        for allowed in allowed_in_turn:
+            result = self.match(text, allowed=allowed, max_rewords=max_rewords, evidence=evidence)
+            if result.outcome == "direct":
+                break
+        return result
 
 
 def _acceptor(allowed: Allowed) -> Callable[[int], bool] | None:

@@ -143,3 +143,32 @@ def test_embeddings_requested_but_switched_off_falls_back_to_lexical(monkeypatch
     m = Matcher.build("fr", KB, config=MatcherConfig(use_embeddings=True))
     assert m.config.use_embeddings is False and m.vectors is None
     assert m.match("Comment changer mon adresse postale ?").best.item_id == 400
+
+
+@pytest.mark.parametrize(
+    "text, first, expected",
+    [
+        ("J'ai perdu ma carte", {100, 200}, "tried first, direct there"),
+        ("Quel est le solde de mon compte ?", {100, 200}, "not in the first set: the whole base"),
+        ("xyzzy plugh", {100}, "nowhere: the last set's result"),
+    ],
+)
+def test_match_first_reads_the_input_once_and_decides_as_matching_in_turn(matcher, text, first, expected):
+    """A decision tree's follow-ups, then the whole base: the same outcome as two match() calls, with
+    the input's evidence (its vectors, with embeddings) computed once instead of once per set."""
+    everything = {100, 200, 300, 400, 500, 600}
+    in_turn = matcher.match(text, allowed=first)
+    if in_turn.outcome != "direct":
+        in_turn = matcher.match(text, allowed=everything)
+    calls = []
+    real = matcher.components
+    matcher.components = lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs)
+    try:
+        once = matcher.match_first(text, [first, everything])
+    finally:
+        del matcher.components
+    assert len(calls) == 1, expected
+    assert (once.outcome, [(c.item_id, c.score) for c in once.candidates]) == (
+        in_turn.outcome,
+        [(c.item_id, c.score) for c in in_turn.candidates],
+    ), expected
