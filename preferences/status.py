@@ -1,5 +1,7 @@
 """What the preferences app reports in the server status: SAML for chatboxes (`sso`)."""
 
+import shutil
+
 from bots.status.checks import OK, WARNING, Result
 
 from .models import BotPreference
@@ -15,6 +17,8 @@ def sso() -> Result:
         BotPreference.objects.filter(name="chatbox.auth.saml.menu.enabled", value="true").values_list("bot", flat=True)
     )
     customs = {"samlEnabledBots": len(enabled), "serviceProvider": True}
+    if enabled and shutil.which("xmlsec1") is None:
+        return Result(WARNING, customs, reason="SAML is enabled on a bot but xmlsec1 is not installed")
     if enabled and not setting("SAML_IDP_METADATA_FILE"):
         configured = BotPreference.objects.filter(bot__in=enabled, name="chatbox.auth.saml.idp.metadata").count()
         if configured < len(enabled):

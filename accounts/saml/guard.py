@@ -45,7 +45,12 @@ class SamlGuard:
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         token = getattr(request, "saml2_token", None)
-        if token and response.status_code == 200 and response.get("Content-Type", "").startswith("application/json"):
+        if (
+            token
+            and response.status_code == 200
+            and not response.streaming
+            and response.get("Content-Type", "").startswith("application/json")
+        ):
             try:
                 body = json.loads(response.content)
             except ValueError:

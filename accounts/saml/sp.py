@@ -13,6 +13,7 @@ from saml2.client import Saml2Client
 from saml2.config import SPConfig
 from saml2.metadata import create_metadata_string
 
+from bots.servlet.errors import ServletError
 from preferences.models import BotPreference
 
 from .enabled import IDP_METADATA
@@ -47,13 +48,26 @@ def idp_metadata(bot) -> str:
     return Path(path).read_text(encoding="utf-8").strip() if path else ""
 
 
+class SamlUnavailable(ServletError):
+    status, code = 503, "SAML_UNAVAILABLE"
+
+
+def xmlsec_binary() -> str:
+    """Debian's xmlsec1, which pysaml2 signs and checks signatures with (`make saml-tools` installs it)."""
+    found = shutil.which("xmlsec1")
+    if found is None:
+        raise SamlUnavailable("SAML is unavailable on this server: xmlsec1 is not installed (make saml-tools).")
+    return found
+
+
 def config(base: str, metadata: str = "") -> SPConfig:
+    binary = xmlsec_binary()
     key_file, cert_file = key_pair()
     sp = SPConfig()
     sp.load(
         {
             "entityid": base + METADATA_PATH,
-            "xmlsec_binary": shutil.which("xmlsec1"),
+            "xmlsec_binary": binary,
             "key_file": key_file,
             "cert_file": cert_file,
             "metadata": {"inline": [metadata]} if metadata else {},
@@ -103,7 +117,7 @@ def check_idp_metadata(xml: str) -> str:
     xml = xml.strip()
     try:
         entity = idp_entity_id(Saml2Client(config=config("https://check.invalid", xml)))
-    except ValueError:
+    except (ValueError, SamlUnavailable):
         raise
     except Exception as error:  # pysaml2 raises many kinds for bad XML
         raise ValueError(f"not readable SAML metadata ({type(error).__name__})") from None

@@ -78,3 +78,16 @@ def test_the_server_status_counts_saml_bots_and_is_ok_once_their_identity_provid
     result = sso()
     assert result.status == OK, result
     assert result.customs == {"samlEnabledBots": 1, "serviceProvider": True}
+
+
+def test_without_xmlsec1_saml_says_it_is_unavailable_instead_of_failing(client, saml_bot, monkeypatch):
+    """pysaml2 signs and checks signatures with Debian's xmlsec1 (`make saml-tools`): a server without it
+    answers 503 on the SAML pages and its status warns, never a 500."""
+    from bots.status.checks import WARNING
+    from preferences.status import sso
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    response = client.get("/servlet/saml2/metadata")
+    assert response.status_code == 503 and response.json()["code"] == "SAML_UNAVAILABLE"
+    result = sso()
+    assert result.status == WARNING and "xmlsec1" in result.reason
