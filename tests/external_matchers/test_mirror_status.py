@@ -54,4 +54,4 @@ def test_one_language_and_the_cost_of_a_status_while_nothing_changed(client, dem
     # No export rebuilt while the knowledge version is the export's: token, bot, languages, version, mirror.
     statements = [query["sql"] for query in queries.captured_queries]
     assert not any("knowledge_formulation" in sql for sql in statements), statements
-    assert len(statements) <= 8, statements
+    assert len(statements) == 5, statements
