@@ -16,13 +16,15 @@ from playwright.sync_api import expect
 from tests.chatbox_calls.conftest import CALLBACK, FIELD, cv5_answer, pdf, png
 from tests.conftest import decode
 from tests.e2e.conftest import browser  # noqa: F401  (the fixture: Debian's chromium through Playwright)
+
+# The live-chat browser test's operator and its way into the console (login form, then available).
+from tests.e2e.test_livechat import OPERATOR, PASSWORD, open_console
 from tests.servers import BOT_UUID, Platform
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=15_000)
 
 SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "chatbox_calls"
-OPERATOR, PASSWORD = "lea", "lea-pass-2026-upload"
 HOSTILE = "<script>alert('perdu')</script> J'ai perdu ma carte"
 BOUNDARY = "browser-test-boundary"
 
@@ -92,20 +94,6 @@ class Visitor:
                 return cv5_answer(answer.read().decode())
         except urllib.error.HTTPError as refused:  # a refusal is an answer page too
             return cv5_answer(refused.read().decode())
-
-
-def open_console(page, server):
-    page.goto(server.url("/livechat/"))
-    expect(page).to_have_url(re.compile(r"/admin/login/"))
-    page.fill("#id_username", OPERATOR)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    expect(page).to_have_url(server.url("/livechat/"))
-    status = page.get_by_test_id("status-select")
-    expect(status).to_be_enabled()
-    status.select_option("available")
-    expect(status).to_have_value("available")
-    return page
 
 
 def test_the_operator_sees_and_downloads_a_visitors_files_and_the_transcript_prints(platform, pages, tmp_path):
