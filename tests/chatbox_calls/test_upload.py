@@ -281,3 +281,13 @@ def test_only_the_bots_operators_download_a_file_always_as_an_attachment(client,
         other.force_login(user)
         assert other.get(url).status_code == 404
     assert browser.get(f"/livechat/uploads/{upload.pk + 1}/").status_code == 404
+
+
+def test_deleting_the_dialog_deletes_its_files(client, dialog_id, upload_dir, django_capture_on_commit_callbacks):
+    send_file(client, dialog_id, "a.png", png(), "image/png")
+    send_file(client, dialog_id, "b.pdf", pdf(), "application/pdf")
+    assert len(stored_files(upload_dir)) == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        Dialog.objects.filter(uuid=dialog_id).delete()
+    assert not ChatUpload.objects.exists()
+    assert stored_files(upload_dir) == []
