@@ -50,13 +50,15 @@ class Saml2View(ServletView):
         return self.get(request, *args, **kwargs)
 
     def visitor(self, request):
+        """(the bot's UUID, whether SAML is on for it, the visitor or None, the token to hand back)."""
         params = self.params(request)
-        from .session import identify
-
         bot = get_bot(params.text("botUUID", "botId", "botUuid", required=True))
-        bot_uuid = str(bot.uuid)
-        visitor, token = identify(params.text(FIELD, max_length=20_000), bot_uuid)
-        return bot_uuid, visitor, token
+        bot_uuid, token = str(bot.uuid), params.text(FIELD, max_length=20_000)
+        if not saml_enabled(bot_uuid):
+            return bot_uuid, False, None, ""
+        from .session import identify  # pysaml2 loads only where SAML is on
+
+        return bot_uuid, True, *identify(token, bot_uuid)
 
 
 def _both(summary: str, ok: dict, errors=CHAT_ERRORS, form=VISITOR_FORM):
@@ -86,8 +88,8 @@ def _both(summary: str, ok: dict, errors=CHAT_ERRORS, form=VISITOR_FORM):
 )
 class Saml2StatusView(Saml2View):
     def get(self, request):
-        bot_uuid, visitor, token = self.visitor(request)
-        if not saml_enabled(bot_uuid):
+        bot_uuid, on, visitor, token = self.visitor(request)
+        if not on:
             return envelope("saml2StatusResponse", {"enabled": False, "authenticated": False})
         if visitor is None:
             from .session import redirection
@@ -111,8 +113,8 @@ class Saml2StatusView(Saml2View):
 @_both("The logged-in visitor's attributes from the identity provider", {200: plain_schema(ATTRIBUTES)})
 class Saml2UserInfoView(Saml2View):
     def get(self, request):
-        bot_uuid, visitor, _token = self.visitor(request)
-        if visitor is None or not saml_enabled(bot_uuid):
+        _bot_uuid, _on, visitor, _token = self.visitor(request)
+        if visitor is None:
             return plain_json({"attribute": {}, "authenticated": False})
         return plain_json({"attribute": visitor.attributes, "nameId": visitor.name_id, "authenticated": True})
 
