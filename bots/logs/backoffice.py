@@ -8,6 +8,7 @@ from accounts.admin import may
 from bots.admin_scoping import BotScopedAdmin
 
 from . import READ_LOGS
+from .recording import store_held_errors
 
 
 class ReadOnlyLogAdmin(BotScopedAdmin):
@@ -43,6 +44,10 @@ class ServerErrorAdmin(ReadOnlyLogAdmin):
     date_hierarchy = "minute"
     search_fields = ["operation", "code", "message"]
     list_select_related = ["bot"]
+
+    def changelist_view(self, request, extra_context=None):
+        store_held_errors()  # the repeats this process holds back (at most a second's) show in the counts
+        return super().changelist_view(request, extra_context)
 
     @admin.display(description="Minute", ordering="minute")
     def when(self, row):

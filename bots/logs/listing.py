@@ -12,6 +12,7 @@ from dialogs.bulk.period import Period, period_from
 from dialogs.models import ClientError
 
 from .models import ServerError
+from .recording import store_held_errors
 
 KINDS = ("all", "client", "server")
 PAGE_SIZE = 20
@@ -69,6 +70,7 @@ def server_errors(bot, query: LogQuery):
 
 def log_page(bot, query: LogQuery) -> dict:
     """The page as the API answers it: the total, the next page (or null) and the entries."""
+    store_held_errors()
     sources = {"client": client_errors(bot, query), "server": server_errors(bot, query)}
     if query.kind != "all":
         sources = {query.kind: sources[query.kind]}

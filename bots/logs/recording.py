@@ -3,14 +3,15 @@ answers of 400 or more, so a successful talk never runs any of this).
 
 The table stays bounded whatever a client sends:
 - aggregation: one row per bot, minute and kind (method and route, status, code); the same error again in
-  that minute only increments the row's count (one UPDATE);
+  that minute only increments the row's count (one UPDATE), and each process stores the repeats of a kind
+  at most once a second (coalescing.py): a flood of one error costs one UPDATE per second per process;
 - a cap: at most MAX_KINDS_PER_MINUTE rows per bot and minute; further kinds in that minute are counted
   in one overflow row;
 - unknown bots (made-up UUIDs in the path) are not stored: nobody may read their log;
 - a cleanup: rows older than SERVER_ERROR_RETENTION_DAYS (setting, 30 by default) are deleted by the
   process that writes a new row, at most once per PURGE_EVERY_SECONDS, and by `purge_old_server_errors()`.
-So a bot holds at most (MAX_KINDS_PER_MINUTE + 1) rows per minute of the retention, and a flood of one
-error costs one UPDATE per call.
+So a bot holds at most (MAX_KINDS_PER_MINUTE + 1) rows per minute of the retention. A count may lag by the
+repeats of the last second until the process stores its next error, or a log is read in that process.
 """
 
 import json
@@ -26,6 +27,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 
+from .coalescing import Coalescer, Held
 from .models import ServerError
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,7 @@ NOT_STORED_CODES = {"DATABASE_UNAVAILABLE"}
 # Error answers are small JSON bodies; a larger one is not parsed for its code.
 MAX_PARSED_BYTES = 16 * 1024
 
+_coalescer = Coalescer()
 _purge_lock = threading.Lock()
 _last_purge: float | None = None  # when this process last purged (time.monotonic)
 
@@ -49,15 +52,22 @@ def record_error(request, response, bot_uuid: str) -> None:
     code, message = _error_of(response)
     if code in NOT_STORED_CODES:
         return
-    kind = {
-        "operation": operation_of(request),
-        "status": response.status_code,
-        "code": code,
-    }
-    try:
-        _count(bot_uuid, kind, message, timezone.now())
-    except DatabaseError:
-        log.warning("Could not store a chat error of bot %s", bot_uuid, exc_info=True)
+    now = timezone.now()
+    key = (bot_uuid, now.replace(second=0, microsecond=0), operation_of(request), response.status_code, code)
+    _store(_coalescer.admit(key, now, message))
+
+
+def store_held_errors() -> None:
+    """Stores the repeats this process holds back, so that a log read here counts every error."""
+    _store(_coalescer.flush())
+
+
+def _store(due) -> None:
+    for (bot_uuid, minute, operation, status, code), held in due:
+        try:
+            _count(bot_uuid, minute, {"operation": operation, "status": status, "code": code}, held)
+        except DatabaseError:
+            log.warning("Could not store a chat error of bot %s", bot_uuid, exc_info=True)
 
 
 def operation_of(request) -> str:
@@ -99,30 +109,32 @@ def _error_of(response) -> tuple[str, str]:
     return str(body.get("code") or "")[:50], str(body.get("error") or "")[:200]
 
 
-def _count(bot_uuid: str, kind: dict, message: str, now) -> None:
-    minute = now.replace(second=0, microsecond=0)
-    if _increment(ServerError.objects.filter(bot__uuid=bot_uuid), minute, kind, now):
+def _count(bot_uuid: str, minute, kind: dict, held: Held) -> None:
+    if _increment(ServerError.objects.filter(bot__uuid=bot_uuid), minute, kind, held):
         return
     bot_id = Bot.objects.filter(uuid=bot_uuid).values_list("pk", flat=True).first()
     if bot_id is None:
         return
     rows = ServerError.objects.filter(bot_id=bot_id)
+    message = held.message
     try:
         with transaction.atomic():
             if rows.filter(minute=minute).count() >= MAX_KINDS_PER_MINUTE:
                 kind, message = OVERFLOW, OVERFLOW_MESSAGE
-                if _increment(rows, minute, kind, now):
+                if _increment(rows, minute, kind, held):
                     return
-            ServerError.objects.create(bot_id=bot_id, minute=minute, last_at=now, message=message, **kind)
+            ServerError.objects.create(
+                bot_id=bot_id, minute=minute, last_at=held.last_at, message=message, count=held.times, **kind
+            )
     except IntegrityError:
-        # Another request created the same row meanwhile: count this error in it.
-        _increment(rows, minute, kind, now)
+        # Another process created the same row meanwhile: count these errors in it.
+        _increment(rows, minute, kind, held)
         return
     _purge_now_and_then()
 
 
-def _increment(rows, minute, kind: dict, now) -> bool:
-    return rows.filter(minute=minute, **kind).update(count=F("count") + 1, last_at=now) > 0
+def _increment(rows, minute, kind: dict, held: Held) -> bool:
+    return rows.filter(minute=minute, **kind).update(count=F("count") + held.times, last_at=held.last_at) > 0
 
 
 def _purge_now_and_then() -> None:

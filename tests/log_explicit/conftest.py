@@ -23,6 +23,17 @@ class LogReader:
         return response.json()
 
 
+@pytest.fixture(autouse=True)
+def fresh_coalescer():
+    """Each test starts with a process that has stored no error yet (the demo bot's UUID is the same in
+    every test, and a row stored by the test before was rolled back)."""
+    from bots.logs import recording
+
+    recording._coalescer.forget()
+    yield
+    recording._coalescer.forget()
+
+
 @pytest.fixture
 def log_reader(client, demo_bot):
     return LogReader(client, str(demo_bot.uuid))

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bots.logs import recording
+from bots.logs.coalescing import Coalescer
 from bots.logs.models import ServerError
 from bots.status import services
 
@@ -57,12 +58,46 @@ def test_a_failing_chat_call_is_logged_without_the_visitors_text(chatbox, demo_b
     assert row.minute == row.last_at.replace(second=0, microsecond=0)
 
 
-def test_the_same_error_again_in_that_minute_costs_one_update(chatbox, demo_bot):
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_repeats_of_an_error_are_stored_at_most_once_a_second(chatbox, demo_bot, monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(recording._coalescer, "clock", clock)
     url = f"chat/feedback/{demo_bot.uuid}"
-    assert chatbox.post(url, {"feedBack": "positive"}).status_code == 400
-    again = log_statements(lambda: chatbox.post(url, {"feedBack": "positive"}))
-    assert again == ["UPDATE"]
-    assert ServerError.objects.get().count == 2
+    assert chatbox.post(url, {"feedBack": "positive"}).status_code == 400  # stored at once
+
+    # Within the second, repeats are only counted in the process: no statement on the log table.
+    for _ in range(5):
+        assert log_statements(lambda: chatbox.post(url, {"feedBack": "positive"})) == []
+    assert ServerError.objects.get().count == 1
+
+    clock.now += 1.0  # a second later the next repeat stores itself and the five held back, in one UPDATE
+    assert log_statements(lambda: chatbox.post(url, {"feedBack": "positive"})) == ["UPDATE"]
+    assert ServerError.objects.get().count == 7
+
+
+def test_reading_the_log_stores_what_this_process_holds_back(chatbox, demo_bot, log_reader, personas):
+    url = f"chat/feedback/{demo_bot.uuid}"
+    for _ in range(4):
+        chatbox.post(url, {"feedBack": "positive"})
+    page = log_reader.page(personas.alice, kind="server")
+    assert [entry["count"] for entry in page["entries"]] == [4]
+
+
+def test_made_up_bots_do_not_grow_what_a_process_remembers():
+    coalescer = Coalescer(max_tracked=100, clock=FakeClock())
+    at = timezone.now()
+    for number in range(1000):
+        coalescer.admit((f"bot-{number}", "kind"), at, "")
+    assert len(coalescer._written) <= 100 + 1
+    coalescer.admit(("bot-999", "kind"), at, "")  # a repeat within the second: held
+    assert [(key, held.times) for key, held in coalescer.flush()] == [(("bot-999", "kind"), 1)]
 
 
 def test_errors_are_told_apart_by_route_method_status_and_code(client, chatbox, demo_bot):
@@ -131,7 +166,8 @@ def test_a_flood_of_errors_keeps_the_table_bounded(client, demo_bot):
     # At most the cap plus the overflow row in each minute (the flood may straddle a minute's end).
     assert max(per_minute.values()) <= recording.MAX_KINDS_PER_MINUTE + 1
     assert ServerError.objects.count() <= 2 * (recording.MAX_KINDS_PER_MINUTE + 1)
-    # Nothing is lost: every failed call is counted once.
+    # Nothing is lost: every failed call is counted once (once the process has stored what it held back).
+    recording.store_held_errors()
     assert sum(ServerError.objects.values_list("count", flat=True)) == failed
     assert ServerError.objects.filter(code="MORE_KINDS", status=0, operation="*").exists()
 
