@@ -1,6 +1,7 @@
 """A bot's dialogs as rows, one per interaction, streamed in constant memory: the dialogs are read in
-batches (keyset pages in the order they started) and each batch's interactions through one query read
-chunk by chunk, so what is held at any time is one batch of dialogs and one chunk of interactions.
+batches (keyset pages in the order they started; inside a batch, by id) and each batch's interactions
+through one query read chunk by chunk, so what is held at any time is one batch of dialogs and one
+chunk of interactions.
 JSON lines and CSV are two encodings of the same rows (formats.py)."""
 
 from collections.abc import Callable, Iterator
@@ -67,6 +68,7 @@ COLUMNS = (
     "feedback",
     "feedbackComment",
 )
+DIALOG_COLUMNS, INTERACTION_COLUMNS = COLUMNS[:10], COLUMNS[10:]
 
 
 @dataclass
@@ -116,19 +118,23 @@ def export_rows(
     batch_size: int = BATCH_SIZE,
     watch: Watch | None = None,
 ) -> Iterator[tuple]:
-    """One tuple per interaction, in COLUMNS order; `client_ids` False leaves clientId empty (the
-    visitor's id is for administrators, product-behaviour.md §4.1)."""
+    """One (dialog columns, interaction columns) pair per interaction, in COLUMNS order; a dialog's
+    interactions share the very same dialog tuple (the encoders write it once per dialog).
+    `client_ids` False leaves clientId empty (the visitor's id is for administrators,
+    product-behaviour.md §4.1)."""
     watch = watch if watch is not None else Watch()
     for batch, marks in dialog_batches(selection, batch_size, watch):
         dialogs = {row[0]: dialog_columns(row, marks[row[0]].livechat, client_ids) for row in batch}
+        # In a batch, dialogs come by id (their creation order): ordering by the dialog's start here
+        # joined every dialog of the table, 90 ms a batch on PostgreSQL, against 3 ms.
         interactions = (
             Interaction.objects.filter(dialog_id__in=list(dialogs))
-            .order_by("dialog__first_activity", "dialog_id", "created_at", "id")
+            .order_by("dialog_id", "created_at", "id")
             .values_list(*INTERACTION_FIELDS)
         )
         for row in interactions.iterator(chunk_size=CHUNK_SIZE):
             watch.rows += 1
-            yield dialogs[row[0]] + interaction_columns(row)
+            yield dialogs[row[0]], interaction_columns(row)
         del dialogs, batch, marks
 
 
@@ -167,7 +173,7 @@ def interaction_columns(row: tuple) -> tuple:
 def interaction_json(interaction: Interaction) -> dict:
     """One interaction as the single-dialog view shows it: the interaction columns of a row."""
     values = [getattr(interaction, name) for name in INTERACTION_FIELDS]
-    return dict(zip(COLUMNS[10:], interaction_columns(values), strict=True))
+    return dict(zip(INTERACTION_COLUMNS, interaction_columns(values), strict=True))
 
 
 def rows_progress(rows: Iterator[tuple], every: int, progress: Callable[[int], None]) -> Iterator[tuple]:

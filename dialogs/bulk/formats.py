@@ -6,12 +6,12 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 
-from .export import COLUMNS
+from .export import COLUMNS, DIALOG_COLUMNS, INTERACTION_COLUMNS
 
-CHUNK_BYTES = 64 * 1024
+CHUNK_BYTES = 256 * 1024
 # A cell a spreadsheet would run as a formula (visitors write what they like): it gets a leading
 # quote, as OWASP advises for CSV exports. JSON lines keep the text exactly as stored.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_FIRST = frozenset("=+-@\t\r")
 
 
 class Format:
@@ -19,12 +19,19 @@ class Format:
         self.name, self.content_type, self.extension, self.encode = name, content_type, extension, encode
 
 
-def jsonl_chunks(rows: Iterable[tuple]) -> Iterator[bytes]:
+# The dialog's part of a row is the same for all its interactions: each encoder writes it once per
+# dialog and puts it before each interaction's part (a third of the encoding time otherwise).
+
+
+def jsonl_chunks(rows: Iterable[tuple[tuple, tuple]]) -> Iterator[bytes]:
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     lines: list[str] = []
     size = 0
-    for row in rows:
-        line = dumps(dict(zip(COLUMNS, row, strict=True)))
+    last = prefix = None
+    for dialog, interaction in rows:
+        if dialog is not last:
+            last, prefix = dialog, dumps(dict(zip(DIALOG_COLUMNS, dialog, strict=True)))[:-1] + ","
+        line = prefix + dumps(dict(zip(INTERACTION_COLUMNS, interaction, strict=True)))[1:]
         lines.append(line)
         size += len(line)
         if size >= CHUNK_BYTES:
@@ -34,12 +41,22 @@ def jsonl_chunks(rows: Iterable[tuple]) -> Iterator[bytes]:
         yield ("\n".join(lines) + "\n").encode()
 
 
-def csv_chunks(rows: Iterable[tuple]) -> Iterator[bytes]:
+def csv_chunks(rows: Iterable[tuple[tuple, tuple]]) -> Iterator[bytes]:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow([csv_cell(value) for value in row])
+    # The dialog's cells, written once, end with the separator that comes before the interaction's.
+    dialog_buffer = io.StringIO()
+    dialog_writer = csv.writer(dialog_buffer, lineterminator=",")
+    last = prefix = None
+    for dialog, interaction in rows:
+        if dialog is not last:
+            dialog_buffer.seek(0)
+            dialog_buffer.truncate()
+            dialog_writer.writerow([csv_cell(value) for value in dialog])
+            last, prefix = dialog, dialog_buffer.getvalue()
+        buffer.write(prefix)
+        writer.writerow([csv_cell(value) for value in interaction])
         if buffer.tell() >= CHUNK_BYTES:
             yield buffer.getvalue().encode()
             buffer.seek(0)
@@ -48,13 +65,13 @@ def csv_chunks(rows: Iterable[tuple]) -> Iterator[bytes]:
         yield buffer.getvalue().encode()
 
 
-def csv_cell(value) -> str:
+def csv_cell(value):
+    if value.__class__ is str:
+        return "'" + value if value[:1] in FORMULA_FIRST else value
     if value is None:
         return ""
     if value is True or value is False:
         return "true" if value else "false"
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
     return value
 
 

@@ -55,7 +55,8 @@ EXPORT_PARAMETERS = [
 ]
 FILE = {"type": "string", "format": "binary"}
 EXPORT_DESCRIPTION = (
-    "One row per interaction, dialogs in the order they started, each dialog's interactions in order. "
+    "One row per interaction; dialogs in the order they started (inside each batch of 500, in the order they "
+    "were created: the same but for dialogs opened at the same moment), each dialog's interactions in order. "
     f"Keys (JSON lines) or columns (CSV, with a header line): {', '.join(COLUMNS)}. clientId is empty "
     "unless the caller is an administrator. CSV cells a spreadsheet would run as formulas (=, +, -, @) "
     "start with a quote. Streamed: memory stays flat however many dialogs there are."
