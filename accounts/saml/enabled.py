@@ -16,7 +16,7 @@ from preferences.registry import TRUE
 SAML_ENABLED = "chatbox.auth.saml.menu.enabled"
 IDP_METADATA = "chatbox.auth.saml.idp.metadata"
 ALLOWED_ORIGINS = "chatbox.auth.saml.origins"
-PREFERENCE_SECONDS = 10.0
+PREFERENCE_SECONDS = 30.0
 
 _known: dict[str, tuple[bool, float]] = {}
 _lock = threading.Lock()

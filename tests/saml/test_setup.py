@@ -91,3 +91,21 @@ def test_without_xmlsec1_saml_says_it_is_unavailable_instead_of_failing(client, 
     assert response.status_code == 503 and response.json()["code"] == "SAML_UNAVAILABLE"
     result = sso()
     assert result.status == WARNING and "xmlsec1" in result.reason
+
+
+def test_the_flag_is_read_once_per_process_and_a_change_made_here_counts_at_once(demo_bot):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.saml.enabled import saml_enabled
+    from preferences.services import Owner, delete_preference, set_preference
+
+    bot = str(demo_bot.uuid)
+    with CaptureQueriesContext(connection) as read:
+        assert saml_enabled(bot) is False and saml_enabled(bot.upper()) is False
+    assert len(read) == 1
+    set_preference(Owner(bot=demo_bot), "chatbox.auth.saml.menu.enabled", "true")
+    assert saml_enabled(bot) is True
+    delete_preference(Owner(bot=demo_bot), "chatbox.auth.saml.menu.enabled")
+    assert saml_enabled(bot) is False
+    assert saml_enabled("not-a-uuid") is False
