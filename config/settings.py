@@ -226,6 +226,10 @@ KB_UPLOAD_MAX_BYTES = env("KB_UPLOAD_MAX_BYTES")
 # 20,000-character stack trace and a 10,000-character message, is about 37 KB form-encoded; anything
 # over the limit is refused with 413 before it is read.
 CHAT_BODY_MAX_BYTES = env.int("CHAT_BODY_MAX_BYTES", default=64 * 1024)
+# A file a visitor sends from the chatbox (/servlet/fileupload, livechat/uploads): 413 above it, from the
+# Content-Length, before the body is read; the files are kept in CHAT_UPLOAD_DIR.
+CHAT_UPLOAD_MAX_BYTES = env.int("CHAT_UPLOAD_MAX_BYTES", default=10 * 1024 * 1024)
+CHAT_UPLOAD_DIR = env.path("CHAT_UPLOAD_DIR", default=str(DATA_DIR / "uploads"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")

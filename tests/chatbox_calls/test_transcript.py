@@ -116,7 +116,7 @@ def test_operator_lines_and_files_appear_as_such(client, chatbox, settings, tmp_
     assert lines[-1] == ("operator", "Léa", "Merci, je regarde votre relevé.")
 
 
-@pytest.mark.parametrize("context_id", [str(uuid.uuid4()), "pas-un-identifiant", ""])
+@pytest.mark.parametrize("context_id", ["7313462b-c6a0-44ca-a149-69c4e6f1df51", "pas-un-identifiant", ""])
 def test_an_unknown_context_gets_a_404_page(client, demo_bot, context_id):
     response = client.get(history_url(context_id))
     assert response.status_code == 404
