@@ -77,7 +77,7 @@ def test_filters_on_marks_keep_the_batches_bounded(demo_bot):
     watch = Watch()
     with CaptureQueriesContext(connection) as queries:
         rows = list(export_rows(Selection(bot_id=demo_bot.pk, feedback="negative"), batch_size=BATCH, watch=watch))
-    assert {row[0] for row in rows} == {str(dialog.uuid) for dialog in chosen}
+    assert {dialog[0] for dialog, _ in rows} == {str(dialog.uuid) for dialog in chosen}
     assert watch.batch_sizes == [10, 10, 5] and watch.largest_batch == BATCH
     # The first two batches hold no negative feedback: dialogs and marks only.
     assert len(queries) == 2 + 2 + 3
