@@ -125,3 +125,12 @@ def test_decode_of_the_redirection_is_what_cv5_follows(client, saml_chatbox, idp
     # CV5: atob(values.auth) must not throw (else it follows the raw base64), then atob(auth) must throw
     # (':' is outside base64's alphabet) so that the token is stored as it is.
     assert ":" in values["auth"] and values["redirection_url"].count("?") == 1
+
+
+def test_an_answer_to_another_login_is_refused(client, saml_chatbox, idp, caplog):
+    """The answer to login A posted with login B's RelayState: its InResponseTo is not B's request."""
+    _, (action, first) = start_login(client, saml_chatbox)
+    _, (_, second) = start_login(client, saml_chatbox)
+    refused(post_to_acs(client, action, {**first, "RelayState": second["RelayState"]}), 403, "SAML_RESPONSE_REFUSED")
+    assert "Unsolicited response" in caplog.text
+    assert still_logged_out(saml_chatbox)
