@@ -134,3 +134,17 @@ def test_an_answer_to_another_login_is_refused(client, saml_chatbox, idp, caplog
     refused(post_to_acs(client, action, {**first, "RelayState": second["RelayState"]}), 403, "SAML_RESPONSE_REFUSED")
     assert "Unsolicited response" in caplog.text
     assert still_logged_out(saml_chatbox)
+
+
+def test_the_servers_identity_provider_file_serves_bots_without_their_own(
+    client, saml_chatbox, idp, demo_bot, settings, tmp_path
+):
+    """Metadata too large for a preference (4,000 characters) goes in SAML_IDP_METADATA_FILE."""
+    from preferences.services import Owner, delete_preference
+
+    (tmp_path / "idp.xml").write_text(idp.metadata())
+    settings.SAML_IDP_METADATA_FILE = str(tmp_path / "idp.xml")
+    delete_preference(Owner(bot=demo_bot), "chatbox.auth.saml.idp.metadata")
+    _, (action, fields) = start_login(client, saml_chatbox)
+    assert post_to_acs(client, action, fields)["Location"] == PAGE
+    assert saml_chatbox.talk_body("Bonjour")["type"] == "talkResponse"
