@@ -45,35 +45,32 @@ class LogQuery:
         return cls(period_from(params), kind, code, page, page_size)
 
 
-def client_errors(bot, query: LogQuery):
-    rows = ClientError.objects.filter(bot=bot)
-    if query.period.start:
-        rows = rows.filter(created_at__gte=query.period.start)
-    if query.period.end:
-        rows = rows.filter(created_at__lt=query.period.end)
-    if query.code:
-        rows = rows.filter(error=query.code)
-    return rows
+# Per kind: its model, and the fields a period's start, its end and a code are compared with. A server
+# row covers its minute up to its last error: it is in the period if that span meets it.
+SOURCES = {
+    "client": (ClientError, "created_at", "created_at", "error"),
+    "server": (ServerError, "last_at", "minute", "code"),
+}
 
 
-def server_errors(bot, query: LogQuery):
-    """The rows whose minute meets the period: errors from their minute's start to their last one."""
-    rows = ServerError.objects.filter(bot=bot)
+def log_rows(kind: str, bot, query: LogQuery):
+    """The bot's entries of that kind for the query's period and code."""
+    model, since, until, code = SOURCES[kind]
+    rows = model.objects.filter(bot=bot)
     if query.period.start:
-        rows = rows.filter(last_at__gte=query.period.start)
+        rows = rows.filter(**{f"{since}__gte": query.period.start})
     if query.period.end:
-        rows = rows.filter(minute__lt=query.period.end)
+        rows = rows.filter(**{f"{until}__lt": query.period.end})
     if query.code:
-        rows = rows.filter(code=query.code)
+        rows = rows.filter(**{code: query.code})
     return rows
 
 
 def log_page(bot, query: LogQuery) -> dict:
     """The page as the API answers it: the total, the next page (or null) and the entries."""
     store_held_errors()
-    sources = {"client": client_errors(bot, query), "server": server_errors(bot, query)}
-    if query.kind != "all":
-        sources = {query.kind: sources[query.kind]}
+    kinds = list(SOURCES) if query.kind == "all" else [query.kind]
+    sources = {kind: log_rows(kind, bot, query) for kind in kinds}
     total = sum(rows.count() for rows in sources.values())
     offset = (query.page - 1) * query.page_size
     entries = _entries(sources, offset, query.page_size) if offset < total else []
@@ -103,7 +100,7 @@ def _entries(sources: dict, offset: int, limit: int) -> list[dict]:
     merged = keyed[0].union(*keyed[1:], all=True) if len(keyed) > 1 else keyed[0]
     page = list(merged.order_by("-at", "-kind", "-pk")[offset : offset + limit])
     found = {
-        kind: MODELS[kind].objects.in_bulk([pk for row_kind, _, pk in page if row_kind == kind]) for kind in sources
+        kind: SOURCES[kind][0].objects.in_bulk([pk for row_kind, _, pk in page if row_kind == kind]) for kind in sources
     }
     return [SHOW[kind](found[kind][pk]) for kind, _, pk in page]
 
@@ -140,7 +137,6 @@ def server_entry(error: ServerError) -> dict:
 
 
 TIME = {"client": "created_at", "server": "last_at"}
-MODELS = {"client": ClientError, "server": ServerError}
 SHOW = {"client": client_entry, "server": server_entry}
 
 

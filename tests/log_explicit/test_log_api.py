@@ -185,3 +185,23 @@ def test_another_bots_errors_never_show(log_reader, personas, demo_bot):
     client_report(demo_bot, NOON)
     page = log_reader.page(personas.alice)
     assert page["total"] == 1
+
+
+def test_a_page_costs_the_same_queries_whatever_it_holds(log_reader, personas, demo_bot):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_for_a_page() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            log_reader.page(personas.alice, pageSize="100")
+        return len(captured.captured_queries)
+
+    client_report(demo_bot, NOON)
+    server_error(demo_bot, NOON)
+    queries_for_a_page()  # the token's first use is recorded once
+    small = queries_for_a_page()
+    for minute in range(1, 40):
+        client_report(demo_bot, NOON + timedelta(minutes=minute))
+        server_error(demo_bot, NOON + timedelta(minutes=minute))
+    assert log_reader.page(personas.alice, pageSize="100")["total"] == 80
+    assert queries_for_a_page() == small
