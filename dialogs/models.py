@@ -199,3 +199,7 @@ class DialogPurge(models.Model):
 
     def __str__(self):
         return f"Purge of {self.dialogs} dialogs on {self.ran_at:%Y-%m-%d %H:%M}"
+
+
+# Surveys live with their own package (dialogs/surveys/) and belong to this app.
+from .surveys.models import Survey, SurveyAnswer, SurveyAnswerValue, SurveyField  # noqa: E402, F401

@@ -143,6 +143,15 @@ class Answer(models.Model):
         blank=True,
         help_text="Route the escalated dialog to operators with this competency (empty: any operator).",
     )
+    # The chatbox fetches and shows this survey under the answer (its `survey` value is the survey's UUID).
+    survey = models.ForeignKey(
+        "dialogs.Survey",
+        to_field="uuid",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="knowledge_answers",
+    )
 
     class Meta:
         ordering = ["language", "space__name"]
