@@ -65,6 +65,14 @@ class KnowledgeItem(models.Model):
         AFTER = "after", "After the answer"
         INSTEAD = "instead", "Instead of the answer"
 
+    class Frequency(models.TextChoices):
+        """How often a complementary answer is used, counted per dialog (dialogs/complements.py)."""
+
+        ALWAYS = "always", "Every time"
+        ONCE_PER_DIALOG = "once_per_dialog", "Once per dialog"
+        EVERY_N_INTERACTIONS = "every_n_interactions", "Once every N interactions"
+        N_PER_DIALOG = "n_per_dialog", "At most N times per dialog"
+
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="knowledge_items")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.QUESTION)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True)
@@ -84,6 +92,17 @@ class KnowledgeItem(models.Model):
     complement_position = models.CharField(max_length=10, choices=Position.choices, blank=True)
     complement_all = models.BooleanField(default=False, help_text="Applies to the whole knowledge base.")
     complement_tags = models.ManyToManyField(Tag, blank=True, related_name="complements")
+    complement_items = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="complemented_by", help_text="Items it applies to."
+    )
+    complement_frequency = models.CharField(
+        "activation", max_length=24, choices=Frequency.choices, default=Frequency.ALWAYS
+    )
+    complement_n = models.PositiveSmallIntegerField(
+        "N", default=1, help_text="The N of 'once every N interactions' and 'at most N times per dialog'."
+    )
+    # Context conditions on the dialog's variables (dialogs/conditions.py); all must hold.
+    complement_conditions = models.JSONField("conditions", default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
