@@ -73,6 +73,17 @@ class KnowledgeItem(models.Model):
         EVERY_N_INTERACTIONS = "every_n_interactions", "Once every N interactions"
         N_PER_DIALOG = "n_per_dialog", "At most N times per dialog"
 
+    class SlotType(models.TextChoices):
+        """The kind of value a slot item understands (dialogs/slots/values.py reads it)."""
+
+        INTEGER = "integer", "Integer"
+        DECIMAL = "decimal", "Decimal number"
+        DATE = "date", "Date"
+        EMAIL = "email", "E-mail address"
+        PHONE = "phone", "Phone number"
+        TEXT = "text", "Free text"
+        LIST = "list", "One of a list"
+
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="knowledge_items")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.QUESTION)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT, db_index=True)
@@ -83,11 +94,36 @@ class KnowledgeItem(models.Model):
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children", verbose_name="parent node"
     )
     direct_access = models.BooleanField(default=False)
+    # Curated: offered as a top question while the period has no usage yet (dialogs/topknowledge.py).
+    featured = models.BooleanField(
+        default=False, help_text="Shown among the top questions while the period has no usage yet."
+    )
     position = models.PositiveIntegerField(default=0)
     # Event-triggered: rules the chatbox evaluates ({type, operator, value, param_1, children}).
     event_rules = models.JSONField(default=list, blank=True)
     # Slot: the variable a captured value is stored in, shown in answers as ${capture.<name>}.
     slot_variable = models.CharField(max_length=100, blank=True)
+    # Slot filling (dialogs/slots/): a slot item's value type, its allowed values (type "list"), and per
+    # language the question the bot asks for it and the sentence that asks again after an invalid value.
+    slot_type = models.CharField("slot value type", max_length=10, choices=SlotType.choices, blank=True)
+    slot_values = models.JSONField(
+        "allowed values", default=list, blank=True, help_text='Type "One of a list": ["Margherita", "Regina"].'
+    )
+    slot_question = models.JSONField(
+        "slot question", default=dict, blank=True, help_text='Per language: {"fr": "Quel jour ?", "en": "Which day?"}'
+    )
+    slot_invalid = models.JSONField(
+        "invalid value sentence",
+        default=dict,
+        blank=True,
+        help_text='Per language, said before the question again: {"fr": "Ce n\'est pas une date."}',
+    )
+    # An item that needs slots: the slot items' ids in the order they are asked, and per language the
+    # introductory sentence said before the first question.
+    slots = models.JSONField("slots needed", default=list, blank=True, help_text="Slot item ids, in order: [12, 13]")
+    slot_intro = models.JSONField(
+        "slot filling introduction", default=dict, blank=True, help_text='Per language: {"fr": "Pour cela, …"}'
+    )
     # Complementary answer: where it goes and which knowledge it applies to.
     complement_position = models.CharField(max_length=10, choices=Position.choices, blank=True)
     complement_all = models.BooleanField(default=False, help_text="Applies to the whole knowledge base.")
@@ -154,6 +190,10 @@ class Answer(models.Model):
     template_data = models.TextField(blank=True, help_text="JSON given to the template.")
     sidebar = models.JSONField(null=True, blank=True, help_text="{title, content, url, width, height}")
     gui_action = models.CharField(max_length=500, blank=True)
+    # The chatbox navigates the host page there (`urlRedirect`); http(s) or a path on the host site.
+    url_redirect = models.CharField("URL redirection", max_length=1000, blank=True)
+    # Further steps after this answer, shown as a carousel of steps (`nextStepResponse`): [{text, sidebar}].
+    steps = models.JSONField(default=list, blank=True, help_text='Further steps: [{"text": "<p>…</p>", "sidebar": {…}}]')
     ask_feedback = models.BooleanField(default=False)
     livechat = models.BooleanField(default=False, help_text="Escalates the dialog to a human operator.")
     livechat_competency = models.CharField(
@@ -210,6 +250,8 @@ class GlobalSentence(models.Model):
         LIVECHAT_ALMOST_TIMED_OUT = "livechat_almost_timed_out", "Live chat: the dialog closes soon ({seconds})"
         LIVECHAT_AUTO_CLOSE = "livechat_auto_close", "Live chat: closed for inactivity"
         LIVECHAT_END = "livechat_end", "Live chat: ended by the operator ({operator})"
+        SLOT_INVALID = "slot_invalid", "Slot filling: invalid value (a slot without its own sentence)"
+        SLOT_LEAVE_CONFIRM = "slot_leave_confirm", "Slot filling: leave the questions in progress?"
 
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="global_sentences")
     language = models.CharField(max_length=8)
@@ -238,6 +280,9 @@ class GalleryImage(models.Model):
     def __str__(self):
         return self.name
 
+
+# Answer branches (context conditions) live in their own module and belong to this app.
+from .branches import AnswerBranch  # noqa: E402, F401, I001
 
 # The Rasa mirror's models live with their servlet group (knowledge/external/) and belong to this app.
 from .external.models import ExternalIntent, RasaMirror  # noqa: E402, F401
