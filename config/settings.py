@@ -234,6 +234,23 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
 
+# E-mail (a dialog's transcript sent with #dydumailto#, dialogs/mailto.py): written on the console
+# unless EMAIL_HOST names an SMTP server (tests use Django's locmem outbox).
+EMAIL_HOST = env.str("EMAIL_HOST", default="")
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)  # a talk waits for the mail: never for long
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="chatbot@localhost")
+
 # Live chat: an operator's console refreshes its presence every third of this; silent longer, the
 # operator is offline and their visitors go to another operator. The timers run this often (0: off).
 LIVECHAT_OPERATOR_GRACE_SECONDS = env.int("LIVECHAT_OPERATOR_GRACE_SECONDS", default=30)
