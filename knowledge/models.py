@@ -282,7 +282,7 @@ class GalleryImage(models.Model):
 
 
 # Answer branches (context conditions) live in their own module and belong to this app.
-from .branches import AnswerBranch  # noqa: E402, F401, I001
+from .branches import AnswerBranch  # noqa: E402, F401
 
 # The Rasa mirror's models live with their servlet group (knowledge/external/) and belong to this app.
 from .external.models import ExternalIntent, RasaMirror  # noqa: E402, F401
