@@ -19,6 +19,7 @@ from .handover import LEAVE_QUEUE_INPUT, Code, Reply
 from .models import Dialog, Interaction
 from .rendering import rewording_answer, substitute_variables
 from .requests import TalkRequest
+from .rich import rich_payload
 
 K = GlobalSentence.Kind
 PUSH_CONDITION = re.compile(r"^_pushcondition_:(\d+)$")
@@ -341,14 +342,7 @@ def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int
             text = f"{extra.text}<hr/>{text}"
         else:
             text = f"{text}<hr/>{extra.text}"
-    payload = {}
-    if main.sidebar:
-        payload["sidebar"] = {key: value for key, value in main.sidebar.items() if value not in (None, "")}
-    if main.template_name:
-        payload["templateName"] = main.template_name
-        payload["templateData"] = substitute_variables(main.template_data, dialog.variables)
-    if main.gui_action:
-        payload["guiAction"] = main.gui_action
+    payload = rich_payload(main, dialog.variables)
     return Reply(
         text=substitute_variables(text, dialog.variables),
         type_response=TypeResponse.UNDERSTOOD,
