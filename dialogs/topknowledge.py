@@ -1,5 +1,6 @@
 """Top knowledge: the most used knowledge items over a period, counted from stored interactions
-(qualification-mode dialogs are left out, as in the product's analytics)."""
+(qualification-mode dialogs are left out, as in the product's analytics); with no usage in the period,
+the bot's featured items."""
 
 from datetime import datetime, time, timedelta
 
@@ -9,6 +10,7 @@ from django.utils import timezone
 from bots.servlet.envelope import json_string
 from bots.servlet.errors import InvalidField, NotFound
 from bots.servlet.params import ServletParams
+from knowledge.models import KnowledgeItem
 from knowledge.snapshot import Snapshot
 
 from .clock import epoch_ms
@@ -73,20 +75,43 @@ def top_knowledge(
     )
     allowed = snapshot.allowed_items(language, space_id, qualification)
     first_formulation = _first_formulations(snapshot, language)
-    articles = []
-    for row in usage.iterator():
-        item_id = row["knowledge_item_id"]
+
+    def shown(item_id: int) -> bool:
         if item_id not in allowed or item_id not in first_formulation:
-            continue
-        item = snapshot.items[item_id]
-        if tag_ids is not None and item.tag_id not in tag_ids:
-            continue
+            return False
+        return tag_ids is None or snapshot.items[item_id].tag_id in tag_ids
+
+    counted = ((row["knowledge_item_id"], row["usage"]) for row in usage.iterator())
+    articles = _articles(snapshot, first_formulation, ((i, n) for i, n in counted if shown(i)), limit)
+    if not articles:
+        # A fresh bot (or a quiet period): the bot's curated questions, so the chatbox's first screen
+        # is never empty. Any usage in the period wins over them.
+        featured = ((item_id, 0) for item_id in featured_items(snapshot) if shown(item_id))
+        articles = _articles(snapshot, first_formulation, featured, limit)
+    return articles
+
+
+def featured_items(snapshot: Snapshot) -> list[int]:
+    """The bot's featured items in knowledge order, read once per knowledge version."""
+    return snapshot.memo(
+        "featured_items",
+        lambda: list(
+            KnowledgeItem.objects.filter(bot_id=snapshot.bot_id, featured=True)
+            .order_by("position", "id")
+            .values_list("id", flat=True)
+        ),
+    )
+
+
+def _articles(snapshot: Snapshot, first_formulation: dict, counted, limit: int) -> list[dict]:
+    articles = []
+    for item_id, usage in counted:
         formulation_id, text = first_formulation[item_id]
         articles.append(
             {
                 "reword": text,
-                "pathTag": snapshot.tag_path(item.tag_id),
-                "usage": row["usage"],
+                "pathTag": snapshot.tag_path(snapshot.items[item_id].tag_id),
+                "usage": usage,
                 "inputConditionId": formulation_id,
                 "knowledgeId": item_id,
             }

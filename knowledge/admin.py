@@ -3,6 +3,7 @@ groups, global sentences and the gallery."""
 
 import base64
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.utils.html import format_html
@@ -10,6 +11,7 @@ from django.utils.html import format_html
 from bots.admin_scoping import BotScopedAdmin
 from bots.models import Space
 
+from . import rich_answers
 from .models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 
 
@@ -19,16 +21,38 @@ class FormulationInline(admin.TabularInline):
     fields = ["language", "text", "rewordable", "position"]
 
 
+class AnswerForm(forms.ModelForm):
+    """An answer's rich parts are checked as the XML import checks them (knowledge/rich_answers.py)."""
+
+    def clean(self):
+        data = super().clean()
+        checks = [
+            ("template_data", rich_answers.check_template, ("template_name", "template_data")),
+            ("url_redirect", rich_answers.check_url_redirect, ("url_redirect",)),
+            ("steps", rich_answers.check_steps, ("steps",)),
+        ]
+        for field, check, names in checks:
+            if field not in self.fields or field in self.errors:
+                continue
+            try:
+                check(*(data.get(name) for name in names))
+            except rich_answers.RichAnswerError as error:
+                self.add_error(field, str(error))
+        return data
+
+
 class AnswerInline(admin.StackedInline):
     model = Answer
+    form = AnswerForm
     extra = 0
     fields = [
         ("language", "space"),
         "text",
         ("ask_feedback", "livechat", "livechat_competency"),
-        ("template_name", "gui_action"),
+        ("template_name", "gui_action", "url_redirect"),
         "template_data",
         "sidebar",
+        "steps",
     ]
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
@@ -40,14 +64,16 @@ class AnswerInline(admin.StackedInline):
 
 @admin.register(KnowledgeItem)
 class KnowledgeItemAdmin(BotScopedAdmin):
-    list_display = ["__str__", "question", "kind", "status_badge", "tag", "parent", "bot"]
+    list_display = ["__str__", "question", "kind", "status_badge", "featured", "tag", "parent", "bot"]
+    # Featured items are the top questions of a bot whose period has no usage yet.
+    list_editable = ["featured"]
     list_filter = ["bot", "kind", "status", "tag"]
     search_fields = ["label", "formulations__text"]
     list_select_related = ["tag", "parent", "bot"]
-    actions = ["publish", "disable", "back_to_draft"]
+    actions = ["publish", "disable", "back_to_draft", "feature", "unfeature"]
     inlines = [FormulationInline, AnswerInline]
     fieldsets = [
-        (None, {"fields": ["bot", "label", ("kind", "status"), "tag"]}),
+        (None, {"fields": ["bot", "label", ("kind", "status", "featured"), "tag"]}),
         ("Decision tree", {"fields": [("parent", "direct_access"), "position"]}),
         ("Event-triggered", {"classes": ["collapse"], "fields": ["event_rules"]}),
         ("Slot", {"classes": ["collapse"], "fields": ["slot_variable"]}),
@@ -86,13 +112,16 @@ class KnowledgeItemAdmin(BotScopedAdmin):
         colours = {"published": "#1a7f37", "draft": "#9a6700", "disabled": "#6e7781"}
         return format_html('<b style="color:{}">{}</b>', colours.get(item.status, "#000"), item.get_status_display())
 
-    def _set_status(self, request, queryset, status):
+    def _set(self, request, queryset, field: str, value, done: str):
         count = 0
         for item in queryset:  # one save each, so every worker sees the change
-            item.status = status
-            item.save(update_fields=["status", "updated_at"])
+            setattr(item, field, value)
+            item.save(update_fields=[field, "updated_at"])
             count += 1
-        self.message_user(request, f"{count} item(s) now {status}.", messages.SUCCESS)
+        self.message_user(request, f"{count} item(s) {done}.", messages.SUCCESS)
+
+    def _set_status(self, request, queryset, status):
+        self._set(request, queryset, "status", status, f"now {status}")
 
     @admin.action(description="Publish the selected items")
     def publish(self, request, queryset):
@@ -105,6 +134,14 @@ class KnowledgeItemAdmin(BotScopedAdmin):
     @admin.action(description="Put the selected items back to draft")
     def back_to_draft(self, request, queryset):
         self._set_status(request, queryset, KnowledgeItem.Status.DRAFT)
+
+    @admin.action(description="Feature the selected items among the top questions")
+    def feature(self, request, queryset):
+        self._set(request, queryset, "featured", True, "featured among the top questions")
+
+    @admin.action(description="Stop featuring the selected items")
+    def unfeature(self, request, queryset):
+        self._set(request, queryset, "featured", False, "no longer featured")
 
 
 @admin.register(Tag)
