@@ -63,6 +63,8 @@ class Reply:
     relayed: bool = False
     # Live chat pushed this answer to the dialog's sockets already: a websocket gets no second copy.
     pushed: bool = False
+    # Complementary answers of limited frequency shown in it ({id: times shown before}), recorded with it.
+    complements: dict = field(default_factory=dict)
 
 
 class Handover(Protocol):

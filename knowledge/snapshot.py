@@ -15,7 +15,7 @@ from django.conf import settings
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 
 from . import matching
-from .answers import answers_for
+from .answers import Branch, answers_for, branches_of
 from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,21 @@ class ItemInfo:
     has_children: bool = False
 
 
+@dataclass(frozen=True)
+class ComplementRule:
+    """A complementary answer: where its text goes, what it targets (the whole knowledge base, tags
+    with their sub-tags, items), how often and under which conditions it is used (dialogs/complements.py)."""
+
+    id: int
+    position: str
+    applies_to_all: bool
+    tags: frozenset[int]
+    items: frozenset[int]
+    frequency: str = KnowledgeItem.Frequency.ALWAYS
+    n: int = 1
+    conditions: tuple = ()
+
+
 @dataclass
 class Snapshot:
     bot_id: int
@@ -53,8 +68,9 @@ class Snapshot:
     children: dict[int, list[int]] = field(default_factory=dict)
     tag_parents: dict[int, int | None] = field(default_factory=dict)
     tag_names: dict[int, str] = field(default_factory=dict)
-    # complementary answers: (item id, position, applies to all, tag ids)
-    complements: list[tuple[int, str, bool, frozenset[int]]] = field(default_factory=list)
+    complements: list[ComplementRule] = field(default_factory=list)
+    # answer branches by (item id, language, space id), in priority order (dialogs/conditions.py chooses)
+    branches: dict[tuple[int, str, int], tuple[Branch, ...]] = field(default_factory=dict)
     _allowed: dict[tuple, frozenset[int]] = field(default_factory=dict)
     _memo: dict = field(default_factory=dict)
     _matchers: dict[str, "matching.Matcher"] = field(default_factory=dict)
@@ -126,16 +142,25 @@ class Snapshot:
             tag_id = self.tag_parents.get(tag_id)
         return "/".join(reversed(names))
 
-    def complements_for(self, item_id: int, language: str, space_id: int, qualification: bool) -> list[tuple[int, str]]:
-        """Complementary answers that apply to an item: (complement id, position)."""
+    def complements_for(self, item_id: int, language: str, space_id: int, qualification: bool) -> list[ComplementRule]:
+        """The complementary answers that target an item (the whole knowledge base, one of its tags or
+        their parents, or the item itself) and are reachable here, in knowledge order. Their
+        conditions and frequency depend on the dialog: dialogs/complements.py decides."""
         if not self.complements:
             return []
-        lineage = self.tag_lineage(self.items[item_id].tag_id)
-        return [
-            (cid, position)
-            for cid, position, applies_to_all, tags in self.complements
-            if (applies_to_all or tags & lineage) and self.reachable(self.items[cid], language, space_id, qualification)
-        ]
+        key = ("complements", item_id, language, space_id, qualification)
+        found = self._memo.get(key)
+        if found is None:
+            lineage = self.tag_lineage(self.items[item_id].tag_id)
+            found = [
+                rule
+                for rule in self.complements
+                if rule.id != item_id
+                and (rule.applies_to_all or rule.tags & lineage or item_id in rule.items)
+                and self.reachable(self.items[rule.id], language, space_id, qualification)
+            ]
+            self._memo[key] = found
+        return found
 
     def memo(self, key, factory):
         """A value derived from this snapshot, computed once (the snapshot never changes)."""
@@ -243,6 +268,34 @@ def snapshot_for(bot: Bot) -> Snapshot:
     return found
 
 
+def _complements(bot: Bot, complement_tags: dict[int, set[int]]) -> list[ComplementRule]:
+    rows = list(
+        KnowledgeItem.objects.filter(bot=bot, kind=KnowledgeItem.Kind.COMPLEMENTARY).values_list(
+            "id", "complement_position", "complement_all", "complement_frequency", "complement_n", "complement_conditions"
+        )
+    )
+    if not rows:
+        return []
+    targets: dict[int, set[int]] = {}
+    for complement_id, item_id in KnowledgeItem.complement_items.through.objects.filter(
+        from_knowledgeitem__bot=bot
+    ).values_list("from_knowledgeitem_id", "to_knowledgeitem_id"):
+        targets.setdefault(complement_id, set()).add(item_id)
+    return [
+        ComplementRule(
+            id=item_id,
+            position=position or KnowledgeItem.Position.AFTER,
+            applies_to_all=applies_to_all,
+            tags=frozenset(complement_tags.get(item_id, ())),
+            items=frozenset(targets.get(item_id, ())),
+            frequency=frequency or KnowledgeItem.Frequency.ALWAYS,
+            n=max(n or 1, 1),
+            conditions=tuple(conditions) if isinstance(conditions, list) else (),
+        )
+        for item_id, position, applies_to_all, frequency, n, conditions in rows
+    ]
+
+
 def _load(bot: Bot) -> Snapshot:
     version = Bot.objects.filter(pk=bot.pk).values_list("knowledge_version", flat=True).first() or 0
     languages = list(bot.languages.filter(available=True).values_list("code", flat=True)) or [bot.default_language]
@@ -294,12 +347,7 @@ def _load(bot: Bot) -> Snapshot:
         "knowledgeitem_id", "tag_id"
     ):
         complement_tags.setdefault(item_id, set()).add(tag_id)
-    complements = [
-        (item_id, position or KnowledgeItem.Position.AFTER, applies_to_all, frozenset(complement_tags.get(item_id, ())))
-        for item_id, position, applies_to_all in KnowledgeItem.objects.filter(
-            bot=bot, kind=KnowledgeItem.Kind.COMPLEMENTARY
-        ).values_list("id", "complement_position", "complement_all")
-    ]
+    complements = _complements(bot, complement_tags)
     groups = [
         matching.MatchingGroupDef(name=name, members=list(members or []))
         for name, members in MatchingGroup.objects.filter(bot=bot).values_list("name", "members")
@@ -320,4 +368,5 @@ def _load(bot: Bot) -> Snapshot:
         tag_parents={tag_id: parent_id for tag_id, parent_id, _ in tags},
         tag_names={tag_id: name for tag_id, _, name in tags},
         complements=complements,
+        branches=branches_of(bot),
     )
