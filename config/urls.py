@@ -19,6 +19,7 @@ servlet_api = [
     path("", include("bots.logs.urls")),
     path("", include("knowledge.external.urls")),
     path("", include("accounts.saml.urls")),
+    path("", include("dialogs.surveys.urls")),
 ]
 
 # The back office is the product's, not "Django administration".

@@ -333,6 +333,8 @@ def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int
     # Complementary answers before, after or instead of it (their conditions and frequency).
     text, shown_complements = complements.add_to(snapshot, dialog, item_id, space_id, main.text)
     payload = rich_payload(main, dialog.variables)
+    if getattr(main, "survey_id", None):  # the survey's UUID (the link's own column): no query
+        payload["survey"] = str(main.survey_id)
     return Reply(
         text=substitute_variables(text, dialog.variables),
         type_response=TypeResponse.UNDERSTOOD,

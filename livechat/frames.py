@@ -14,6 +14,8 @@ from dialogs import contexts, feedback
 from dialogs.engine import talk
 from dialogs.history import history_values
 from dialogs.requests import params_from_frame, talk_request_from_params
+from dialogs.surveys import answers as survey_answers
+from dialogs.surveys import definitions as surveys
 from dialogs.topknowledge import top_knowledge_values
 from knowledge.snapshot import snapshot_for
 
@@ -111,10 +113,29 @@ def _feedback(bot, params, outcome, transport):
         feedback.vote(dialog, params.text("feedBack", "feedback", required=True))
 
 
+def _survey_configuration(bot, params, outcome, transport):
+    dialog = contexts.known_dialog(bot, params.text(*CONTEXT_ID))
+    if dialog is not None:
+        outcome.context_id = str(dialog.uuid)
+    survey = surveys.find_survey(bot, params.text("surveyId", "uuid"))
+    outcome.reply("surveyConfigurationResponse", surveys.configuration_values(survey, outcome.context_id))
+
+
 def _survey(bot, params, outcome, transport):
-    """Surveys are not set up on this server yet: the chatbox is told so instead of waiting."""
-    survey_id = params.text("surveyId", "uuid")[:64]
-    raise NotFound(f"No survey '{survey_id}' is configured for this bot.", code="UNKNOWN_SURVEY")
+    """A visitor's survey answers (`fields` {id: value}), checked and stored like chat/survey's."""
+    dialog = _dialog(bot, params)
+    outcome.context_id = str(dialog.uuid)
+    survey = surveys.find_survey(bot, params.text("surveyId", "uuid"))
+    stored = survey_answers.submit(
+        survey,
+        dialog,
+        survey_answers.json_values(params.text("fields")),
+        transport="chatHttp" if transport == "polling" else transport,
+        operator=params.text("operator", max_length=200),
+        interaction_survey=params.boolean("interactionSurveyAnswer"),
+    )
+    outcome.reply("surveyResponse", {"surveyId": str(survey.uuid), "contextId": outcome.context_id,
+                                     "answerId": stored.pk})
 
 
 HANDLERS = {
@@ -128,6 +149,6 @@ HANDLERS = {
     "feedback": _feedback,
     "feedbackComment": _feedback,
     "feedbackInsatisfaction": _feedback,
-    "surveyConfiguration": _survey,
+    "surveyConfiguration": _survey_configuration,
     "survey": _survey,
 }

@@ -17,6 +17,7 @@ The same checks apply to the URL's path segments (ServletView.initial).
 """
 
 import json
+import re
 from urllib.parse import parse_qsl
 
 from django.conf import settings
@@ -45,7 +46,9 @@ class ServletParams:
         self.data = data
 
     @classmethod
-    def from_request(cls, request) -> "ServletParams":
+    def from_request(cls, request, unencoded_keys: re.Pattern | None = None) -> "ServletParams":
+        """With `unencoded_keys` (the names a call's fields may have), a form body that is plainly not
+        percent-encoded is split only before those names (unencoded_fields)."""
         request = getattr(request, "_request", request)  # a DRF Request wraps Django's
         try:
             data: dict[str, str] = dict(request.GET.items())
@@ -61,6 +64,9 @@ class ServletParams:
                 # Parsed by hand: some chatbox calls are not percent-encoded and come without a
                 # Content-Type; parse_qsl keeps what it cannot decode instead of failing.
                 text = body.decode("utf-8", errors="replace")
+                if unencoded_keys is not None and not PERCENT_ENCODED.match(text):
+                    data.update(unencoded_fields(text, unencoded_keys))
+                    return cls(data)
                 try:
                     fields = parse_qsl(text, keep_blank_values=True, max_num_fields=_max_fields())
                 except ValueError:
@@ -132,6 +138,33 @@ class ServletParams:
         if not all(len(pair) == 2 and pair[0].strip() for pair in pairs):
             raise InvalidField(names[0], "expected a JSON object or a key=value list")
         return {key.strip(): val.strip() for key, val in pairs}
+
+
+# What a percent-encoded form body is made of; anything else (a space, an accent, a quote…) means
+# the client sent its values raw, as CV5's toFormUrlEncoded does (client-contract.md §1.4).
+PERCENT_ENCODED = re.compile(r"^[A-Za-z0-9*._~+%&=-]*$")
+
+
+def unencoded_fields(text: str, keys: re.Pattern) -> dict[str, str]:
+    """A form body sent without percent-encoding: `&` starts a new field only before one of the call's
+    field names (`keys` matches a whole name), so a raw `&`, `=`, `+` or `%` stays in its value."""
+    fields: dict[str, str] = {}
+    name, value = None, []
+    for part in text.split("&"):
+        key, sep, rest = part.partition("=")
+        if sep and keys.fullmatch(key):
+            if name is not None:
+                fields[name] = "&".join(value)
+            name, value = key, [rest]
+        elif name is not None:
+            value.append(part)
+        elif sep:  # text before any known name: kept as the field it looks like
+            fields[key] = rest
+        if len(fields) > (_max_fields() or len(fields)):
+            raise InvalidField(BODY, "too many fields")
+    if name is not None:
+        fields[name] = "&".join(value)
+    return fields
 
 
 def check_text(field: str, value: str) -> str:

@@ -96,3 +96,6 @@ class SurveyAnswerValue(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.label}: {self.value[:60]}"

@@ -499,7 +499,80 @@ ITEMS = [
         ),
         "en": (["Tell me about the new premium card"], "The Premium card is coming soon (answer being written)."),
     },
+    {
+        # Its answer carries the satisfaction survey: the chatbox fetches it and shows it under the bubble.
+        "label": "Give your opinion",
+        "tag": "Social",
+        "survey": "satisfaction",
+        "fr": (
+            ["Je veux donner mon avis", "~donner mon avis", "~laisser un avis", "~enquête de satisfaction"],
+            "Merci de prendre une minute pour nous répondre : votre avis nous aide à améliorer Clara.",
+        ),
+        "en": (
+            ["I want to give my opinion", "~give feedback", "~leave a review", "~satisfaction survey"],
+            "Thank you for taking a minute to answer: your opinion helps us improve Clara.",
+        ),
+    },
 ]
+
+# Surveys (dialogs/surveys/), per language; an item's "survey" names the one its answers carry.
+SURVEYS = {
+    "satisfaction": {
+        "fr": {
+            "title": "Votre avis sur Clara",
+            "submitValue": "Envoyer",
+            "requiredMessage": "Merci de répondre à cette question.",
+            "fields": [
+                {"type": "TITLE", "label": "Trois questions, moins d'une minute."},
+                {
+                    "type": "MULTIPLE_CHOICE",
+                    "label": "Êtes-vous satisfait de la réponse ?",
+                    "mandatory": True,
+                    "options": ["Très satisfait", "Satisfait", "Peu satisfait", "Pas satisfait"],
+                },
+                {
+                    "type": "SELECT",
+                    "label": "Comment nous avez-vous connus ?",
+                    "options": ["Site web", "Agence", "Bouche à oreille", "Autre"],
+                },
+                {
+                    "type": "MULTIPLE_CHOICE",
+                    "label": "Sur quels sujets ?",
+                    "multiple": True,
+                    "options": ["Cartes", "Virements", "Compte", "Agences"],
+                },
+                {"type": "LONG_TEXT", "label": "Une remarque, une suggestion ?", "maxLength": 1000},
+            ],
+        },
+        "en": {
+            "title": "Your opinion of Clara",
+            "submitValue": "Send",
+            "requiredMessage": "Please answer this question.",
+            "fields": [
+                {"type": "TITLE", "label": "Three questions, less than a minute."},
+                {
+                    "type": "MULTIPLE_CHOICE",
+                    "label": "Are you satisfied with the answer?",
+                    "mandatory": True,
+                    "options": ["Very satisfied", "Satisfied", "Not very satisfied", "Not satisfied"],
+                },
+                {
+                    "type": "SELECT",
+                    "label": "How did you hear about us?",
+                    "options": ["Website", "Branch", "Word of mouth", "Other"],
+                },
+                {
+                    "type": "MULTIPLE_CHOICE",
+                    "label": "About which topics?",
+                    "multiple": True,
+                    "options": ["Cards", "Transfers", "Account", "Branches"],
+                },
+                {"type": "LONG_TEXT", "label": "A remark, a suggestion?", "maxLength": 1000},
+            ],
+        },
+    }
+}
+
 
 # A reminder added after every answer tagged Cartes (a complementary answer).
 CARD_REMINDER = {

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from accounts.models import Account, Membership, Role
 from bots.models import Bot, BotLanguage, Space
+from dialogs.surveys.demo import seed_demo_surveys
 
 from ..models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 from ..signals import bump_knowledge_version
@@ -62,6 +63,7 @@ def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
         )
         for language in ("fr", "en"):
             Answer.objects.create(item=canned, language=language, space=spaces["Defaut"], text=spec[language])
+    seed_demo_surveys(bot, content.SURVEYS, content.ITEMS)
     bump_knowledge_version(bot.pk)
     return bot, True
 

@@ -209,6 +209,8 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
         "template_data",
         "sidebar",
         "gui_action",
+        "url_redirect",
+        "steps",
         "ask_feedback",
         "livechat",
         "livechat_competency",
@@ -222,6 +224,8 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
             template_data,
             sidebar,
             gui_action,
+            url_redirect,
+            steps,
             feedback,
             livechat,
             competency,
@@ -235,11 +239,14 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
                 template_data=template_data if template_name else "",
                 sidebar=sidebar if isinstance(sidebar, dict) else None,
                 gui_action=gui_action,
+                url_redirect=url_redirect,
+                steps=steps if isinstance(steps, list) else [],
                 ask_feedback=feedback,
                 livechat=livechat,
                 competency=competency,
             )
         )
+    featured = set(KnowledgeItem.objects.filter(pk__in=ids, featured=True).values_list("id", flat=True))
     complement_tags: dict[int, list] = {}
     for item_id, tag_id in (
         ComplementTag.objects.filter(knowledgeitem_id__in=ids)
@@ -258,6 +265,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
             tag=tag_id if tag_id in tag_ids else None,
             parent=parent_id,
             direct_access=bool(direct),
+            featured=item_id in featured,
             depth=depth,
             formulations=formulations.get(item_id, []),
             answers=sorted(answers.get(item_id, []), key=lambda a: (a.language, a.space)),

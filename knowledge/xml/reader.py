@@ -26,6 +26,7 @@ from lxml import etree
 
 from bots.models import DEFAULT_SPACE_ALIASES
 
+from .. import rich_answers
 from . import FORMAT_VERSION, errors, schema
 from .errors import InvalidKnowledgeBaseFile
 from .records import (
@@ -450,6 +451,7 @@ class KnowledgeBaseReader:
             tag=_int(element.get("tag")),
             parent=unit.parent_id,
             direct_access=_flag(element.get("directAccess"), False),
+            featured=_flag(element.get("featured"), False),
             slot_variable=element.get("slotVariable", ""),
             depth=unit.depth,
             position=unit.position,
@@ -522,7 +524,30 @@ class KnowledgeBaseReader:
                 answer.sidebar = self._json(part, dict, "a JSON object")
             elif tag == "guiAction":
                 answer.gui_action = part.text or ""
+            elif tag == "urlRedirect":
+                answer.url_redirect = part.text or ""
+            elif tag == "step":
+                answer.steps.append(self._step(part))
+        if self.validate:
+            try:
+                rich_answers.check_answer(
+                    template_name=answer.template_name,
+                    template_data=answer.template_data,
+                    url_redirect=answer.url_redirect,
+                    steps=answer.steps,
+                )
+            except rich_answers.RichAnswerError as error:
+                raise self._error(errors.INVALID_VALUE, str(error), element) from None
         return answer
+
+    def _step(self, element) -> dict:
+        step = {"text": ""}
+        for part in element:
+            if part.tag == "text":
+                step["text"] = part.text or ""
+            elif part.tag == "sidebar":
+                step["sidebar"] = self._json(part, dict, "a JSON object")
+        return step
 
     def _read_globalSentence(self, element, unit) -> GlobalSentence:
         language, kind = element.get("language", ""), element.get("kind", "")

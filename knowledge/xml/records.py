@@ -58,6 +58,9 @@ class Answer:
     template_data: str = ""
     sidebar: dict | None = None
     gui_action: str = ""
+    url_redirect: str = ""
+    # Further steps after the answer: [{"text": HTML, "sidebar": {…}}] (the chatbox's nextStepResponse)
+    steps: list[dict] = field(default_factory=list)
     ask_feedback: bool = False
     livechat: bool = False
     competency: str = ""
@@ -72,6 +75,7 @@ class KnowledgeItem:
     tag: int | None = None
     parent: int | None = None
     direct_access: bool = False
+    featured: bool = False
     slot_variable: str = ""
     event_rules: list | None = None
     complement: Complement | None = None

@@ -200,6 +200,8 @@ class KnowledgeBaseWriter:
             attrib["tag"] = record.tag
         if record.direct_access:
             attrib["directAccess"] = "true"
+        if record.featured:
+            attrib["featured"] = "true"
         if record.slot_variable:
             attrib["slotVariable"] = record.slot_variable
         self._start("knowledgeItem", attrib)
@@ -246,6 +248,14 @@ class KnowledgeBaseWriter:
             self._leaf("sidebar", None, json_text(answer.sidebar))
         if answer.gui_action:
             self._leaf("guiAction", None, answer.gui_action)
+        if answer.url_redirect:
+            self._leaf("urlRedirect", None, answer.url_redirect)
+        for step in answer.steps:
+            self._start("step")
+            self._leaf("text", None, step.get("text", ""))
+            if step.get("sidebar") is not None:
+                self._leaf("sidebar", None, json_text(step["sidebar"]))
+            self._end()
         self._end()
 
     def global_sentence(self, record: GlobalSentence):

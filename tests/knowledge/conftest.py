@@ -55,7 +55,7 @@ def build_rich_bot(name: str = "Rich bot", account=None) -> Bot:
     no = MatchingGroup.objects.create(bot=bot, name="Non", category="Social", members=["non", "no", "pas du tout"])
 
     lost = KnowledgeItem.objects.create(
-        bot=bot, kind="question", status="published", label="Carte perdue", tag=cards, position=0
+        bot=bot, kind="question", status="published", label="Carte perdue", tag=cards, position=0, featured=True
     )
     Formulation.objects.create(item=lost, language="fr", text="J'ai perdu ma {carte}", position=0)
     Formulation.objects.create(item=lost, language="fr", text="carte égarée", rewordable=False, position=1)
@@ -73,7 +73,9 @@ def build_rich_bot(name: str = "Rich bot", account=None) -> Bot:
         space=pro,
         text="<p>Appelez votre conseiller Pro.</p>",
         template_name="dydu_quick_reply_001",
-        template_data='{"buttons": [{"title": "Bloquer", "url": "https://bank.example/block?a=1&b=2"}]}',
+        template_data='{"button1": "<a href=\\"https://bank.example/block?a=1&b=2\\">Bloquer é</a>"}',
+        url_redirect="https://bank.example/opposition?a=1&b=2",
+        steps=[{"text": "<p>Étape 2</p>"}, {"text": "Étape 3 « vite »", "sidebar": {"title": "Délais", "width": 300}}],
         sidebar={"title": "Opposition", "url": "https://bank.example/help", "width": 400, "height": "80%"},
         gui_action="javascript:dyduLivechat()",
         livechat=True,
