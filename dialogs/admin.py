@@ -171,3 +171,7 @@ class ClientErrorAdmin(ReadOnlyLogAdmin):
     @admin.display(description="Message")
     def short_message(self, error):
         return error.message[:80]
+
+
+# Surveys have their own back-office module (dialogs/surveys/admin.py).
+from .surveys import admin as surveys_admin  # noqa: E402, F401

@@ -153,18 +153,16 @@ def field_specs(raw, name: str = "fields") -> list[FieldSpec]:
             _string(option.get("label", "") if isinstance(option, dict) else option, f"{where}.options", 500).strip()
             for option in options
         ]
-        if kind in WITH_OPTIONS:
-            if not labels or not all(labels):
-                raise InvalidField(f"{where}.options", "a choice field needs at least one option, none empty")
-            if len(set(labels)) != len(labels):
-                raise InvalidField(f"{where}.options", "two options have the same label")
-        elif labels:
-            raise InvalidField(f"{where}.options", f"only {' and '.join(WITH_OPTIONS)} fields have options")
+        check_options(kind, labels, f"{where}.options")
         max_length = item.get("maxLength")
-        if max_length is not None and kind in TEXT_KINDS and (
-            isinstance(max_length, bool)
-            or not isinstance(max_length, int)
-            or not 1 <= max_length <= MAX_LENGTH_LIMIT
+        if (
+            max_length is not None
+            and kind in TEXT_KINDS
+            and (
+                isinstance(max_length, bool)
+                or not isinstance(max_length, int)
+                or not 1 <= max_length <= MAX_LENGTH_LIMIT
+            )
         ):
             raise InvalidField(f"{where}.maxLength", f"an integer from 1 to {MAX_LENGTH_LIMIT}")
         specs.append(
@@ -192,15 +190,35 @@ def sync_fields(survey: Survey, specs: list[FieldSpec]) -> None:
         row.parent = None
         row.save()
         keep.add(row.pk)
-        old_options = getattr(row, "options", [])
-        for index, label in enumerate(spec.options):
-            option = old_options[index] if index < len(old_options) else SurveyField(survey=survey, parent=row)
-            option.position, option.label = index, label
-            option.kind = option_kind(spec.kind, spec.multiple)
-            option.mandatory, option.multiple, option.max_length = False, False, None
-            option.save()
-            keep.add(option.pk)
+        keep.update(sync_options(row, spec.options, getattr(row, "options", [])))
     SurveyField.objects.filter(survey=survey).exclude(pk__in=keep).delete()
+
+
+def sync_options(row: SurveyField, labels: list[str], existing: list[SurveyField] | None = None) -> list[int]:
+    """The choices under a field, kept position by position (their ids stay); returns their ids."""
+    if existing is None:
+        existing = list(row.children.order_by("position", "id"))
+    kept = []
+    for index, label in enumerate(labels):
+        option = existing[index] if index < len(existing) else SurveyField(survey_id=row.survey_id, parent=row)
+        option.position, option.label = index, label
+        option.kind = option_kind(row.kind, row.multiple)
+        option.mandatory, option.multiple, option.max_length = False, False, None
+        option.save()
+        kept.append(option.pk)
+    row.children.exclude(pk__in=kept).delete()
+    return kept
+
+
+def check_options(kind: str, labels: list[str], name: str = "options") -> None:
+    """A choice field needs options, none empty, no two alike; other fields have none."""
+    if kind in WITH_OPTIONS:
+        if not labels or not all(labels):
+            raise InvalidField(name, "a choice field needs at least one option, none empty")
+        if len(set(labels)) != len(labels):
+            raise InvalidField(name, "two options have the same label")
+    elif labels:
+        raise InvalidField(name, f"only {' and '.join(WITH_OPTIONS)} fields have options")
 
 
 def save_survey(bot, data: dict, survey: Survey | None = None) -> Survey:
