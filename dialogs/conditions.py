@@ -91,3 +91,11 @@ def list_items(text: str) -> list[str]:
         if separator in text:
             return [item.strip() for item in text.split(separator) if item.strip()]
     return [text.strip()] if text.strip() else []
+
+
+def first_holding(branches, variables: dict):
+    """The first branch (anything with `conditions`), in priority order, whose conditions all hold; or None."""
+    for branch in branches:
+        if holds(list(branch.conditions), variables):
+            return branch
+    return None

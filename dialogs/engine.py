@@ -13,7 +13,7 @@ from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
 from knowledge.snapshot import Snapshot, snapshot_for
 
-from . import complements, contexts, handover, statements
+from . import branches, complements, contexts, handover, statements, variables
 from .clock import epoch_ms
 from .handover import LEAVE_QUEUE_INPUT, Code, Reply
 from .models import Dialog, Interaction
@@ -30,7 +30,6 @@ TALK_CHANGES = (
     "last_activity",
     "language",
     "space",
-    "variables",
     "misunderstood_streak",
     "current_node",
     "client_id",
@@ -104,6 +103,8 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         # Stored below with its first interaction, in one transaction: a talk that fails leaves nothing.
         dialog = open_dialog(bot, request, snapshot, now, store=False)
     dialog.bot = bot  # already loaded: spares a query when the bot's settings are read
+    # The variables as stored: the talk merges only what it changes (dialogs/variables.py).
+    stored_variables = dict(dialog.variables or {})
     _apply_request(dialog, request, snapshot)
 
     text = request.user_input.strip()
@@ -166,7 +167,7 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         # A dialog inserted just now holds every field already (live chat updates its own).
         if not created:
             dialog.last_activity = now
-            statements.update(dialog, TALK_CHANGES)
+            statements.update(dialog, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
     return TalkResponse(
         dialog=dialog,
         text=answer.text,
@@ -331,7 +332,9 @@ def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int
     if main is None:
         return None
     # Complementary answers before, after or instead of it (their conditions and frequency).
-    text, shown_complements = complements.add_to(snapshot, dialog, item_id, space_id, main.text)
+    # Context conditions choose the answer's branch (dialogs/branches.py).
+    text = branches.answer_text(snapshot, dialog, item_id, main)
+    text, shown_complements = complements.add_to(snapshot, dialog, item_id, space_id, text)
     payload = rich_payload(main, dialog.variables)
     if getattr(main, "survey_id", None):  # the survey's UUID (the link's own column): no query
         payload["survey"] = str(main.survey_id)

@@ -14,6 +14,7 @@ from django.db import connections, router
 
 from bots.models import Bot
 
+from . import variables
 from .models import Dialog, Interaction
 
 
@@ -114,22 +115,28 @@ def insert(obj) -> None:
 
 
 @cache
-def _update(model, names: tuple, alias: str, vendor: str):
+def _update(model, names: tuple, alias: str, vendor: str, merge_variables: bool = False):
     connection = connections[alias]
     quote = connection.ops.quote_name
     opts = model._meta
     fields = [opts.get_field(name) for name in names]
-    sets = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    return f"UPDATE {quote(opts.db_table)} SET {sets} WHERE {quote(opts.pk.column)} = %s", fields
+    sets = [f"{quote(field.column)} = %s" for field in fields]
+    if merge_variables:
+        column = quote(opts.get_field("variables").column)
+        sets.append(f"{column} = {variables.merge_sql(vendor, column)}")
+    return f"UPDATE {quote(opts.db_table)} SET {', '.join(sets)} WHERE {quote(opts.pk.column)} = %s", fields
 
 
-def update(obj, names: tuple) -> None:
-    """Write those fields of a stored Dialog (the talk's dialog update), as QuerySet.update would."""
+def update(obj, names: tuple, changed_variables: dict | None = None) -> None:
+    """Write those fields of a stored Dialog (the talk's dialog update), as QuerySet.update would; and
+    merge `changed_variables` (dialogs/variables.py) into its stored variables, when there are any."""
     model = type(obj)
     alias = router.db_for_write(model)
     connection = connections[alias]
-    sql, fields = _update(model, names, alias, connection.vendor)
+    sql, fields = _update(model, names, alias, connection.vendor, bool(changed_variables))
     params = [field.get_db_prep_save(getattr(obj, field.attname), connection=connection) for field in fields]
+    if changed_variables:
+        params.extend(variables.merge_params(connection.vendor, changed_variables))
     params.append(model._meta.pk.get_db_prep_value(obj.pk, connection))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -15,7 +15,7 @@ from django.conf import settings
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 
 from . import matching
-from .answers import answers_for
+from .answers import Branch, answers_for, branches_of
 from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,8 @@ class Snapshot:
     tag_parents: dict[int, int | None] = field(default_factory=dict)
     tag_names: dict[int, str] = field(default_factory=dict)
     complements: list[ComplementRule] = field(default_factory=list)
+    # answer branches by (item id, language, space id), in priority order (dialogs/conditions.py chooses)
+    branches: dict[tuple[int, str, int], tuple[Branch, ...]] = field(default_factory=dict)
     _allowed: dict[tuple, frozenset[int]] = field(default_factory=dict)
     _memo: dict = field(default_factory=dict)
     _matchers: dict[str, "matching.Matcher"] = field(default_factory=dict)
@@ -371,4 +373,5 @@ def _load(bot: Bot) -> Snapshot:
         tag_parents={tag_id: parent_id for tag_id, parent_id, _ in tags},
         tag_names={tag_id: name for tag_id, _, name in tags},
         complements=complements,
+        branches=branches_of(bot),
     )

@@ -33,7 +33,7 @@ from knowledge.models import KnowledgeItem
 from knowledge.search import suggestions
 from knowledge.snapshot import snapshot_for
 
-from .. import contexts, feedback
+from .. import contexts, feedback, statements
 from ..clock import epoch_ms
 from ..engine import open_dialog, talk
 from ..history import history_values
@@ -147,6 +147,7 @@ VARIABLE_FORM = inline_serializer(
         "contextId": _text(CONTEXT_HELP, required=True),
         "name": _text(required=True),
         "value": _text("Empty: the variable is deleted."),
+        "delete": _flag("true: the variable is deleted (whatever the value)."),
     },
 )
 GDPR_FORM = inline_serializer(
@@ -486,15 +487,13 @@ class VariableView(ChatView):
         bot = get_bot(bot_uuid)
         params = self.params(request)
         name = params.text("name", required=True, max_length=100).strip()
-        value = params.text("value", max_length=1000)
+        if not name:
+            raise InvalidField("name", "must not be blank")
+        value = "" if params.boolean("delete") else html.unescape(params.text("value", max_length=1000))
         dialog = self.context_dialog(request, bot)
-        variables = dict(dialog.variables or {})
-        if value == "":
-            variables.pop(name, None)
-        else:
-            variables[name] = html.unescape(value)
-        Dialog.objects.filter(pk=dialog.pk).update(variables=variables)
-        return envelope("variableResponse", {"name": name, "value": variables.get(name, "")})
+        # One UPDATE merges the change into the stored variables: concurrent writes all land.
+        statements.update(dialog, (), {name: value or None})
+        return envelope("variableResponse", {"name": name, "value": value})
 
 
 @chat_call("Save a GDPR request (Get or Delete)", form=GDPR_FORM, ok={200: plain_schema(EMPTY_OBJECT)})
