@@ -20,6 +20,7 @@ from .models import Dialog, Interaction
 from .rendering import rewording_answer, substitute_variables
 from .requests import TalkRequest
 from .rich import rich_payload
+from .slots import flow as slots
 
 K = GlobalSentence.Kind
 PUSH_CONDITION = re.compile(r"^_pushcondition_:(\d+)$")
@@ -130,7 +131,13 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
             detected, confidence = matching.detect_language(text, snapshot.languages)
             if detected != dialog.language and confidence >= DETECTION_MIN_CONFIDENCE:
                 dialog.language = detected
-        answer = _understand(snapshot, dialog, request, text)
+        if slots.in_flow(dialog):
+            # A slot-filling flow awaits a value (dialogs/slots/): it answers, or leaves to _understand.
+            answer = slots.resume(
+                snapshot, dialog, request, text, answer_item=_slot_answer(snapshot, dialog), understand=_understand
+            )
+        else:
+            answer = _understand(snapshot, dialog, request, text)
 
     with transaction.atomic():
         # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
@@ -280,7 +287,8 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
 
     if result.outcome == "direct":
         item_id = result.candidates[0].item_id
-        answer = _item_answer(snapshot, dialog, item_id, space_id)
+        # An item that needs slots asks the missing ones first (dialogs/slots/).
+        answer = slots.start(snapshot, dialog, item_id, text) or _item_answer(snapshot, dialog, item_id, space_id)
         if answer is not None:
             if request.origin == "reword_auto":
                 answer.type_response = TypeResponse.REWORD_CLICKED
@@ -296,6 +304,18 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
             reworded=[candidate.item_id for candidate in result.candidates[:3]],
         )
     return _misunderstood(snapshot, dialog, request)
+
+
+def _slot_answer(snapshot: Snapshot, dialog: Dialog):
+    """The answer of an item whose slots are all filled, as a direct match gives it."""
+
+    def answer(item_id: int) -> Reply | None:
+        found = _item_answer(snapshot, dialog, item_id, _space_id(snapshot, dialog))
+        if found is not None:
+            dialog.current_node_id = item_id if snapshot.items[item_id].has_children else None
+        return found
+
+    return answer
 
 
 def _misunderstood(snapshot: Snapshot, dialog: Dialog, request: TalkRequest) -> Reply:
