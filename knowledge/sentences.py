@@ -39,6 +39,8 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LIVECHAT_AUTO_CLOSE: "La conversation avec le conseiller est fermée faute de réponse. Je reste à votre "
         "disposition.",
         K.LIVECHAT_END: "{operator} a terminé la conversation. Merci et à bientôt !",
+        K.SLOT_INVALID: "Je n'ai pas reconnu cette valeur.",
+        K.SLOT_LEAVE_CONFIRM: "Voulez-vous arrêter de répondre à mes questions pour passer à autre chose ?",
     },
     "en": {
         K.WELCOME: "Hello! How can I help you?",
@@ -70,6 +72,8 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LIVECHAT_AUTO_CLOSE: "The conversation with the advisor was closed for lack of an answer. "
         "I am still here to help.",
         K.LIVECHAT_END: "{operator} ended the conversation. Thank you, and see you soon!",
+        K.SLOT_INVALID: "I did not recognise that value.",
+        K.SLOT_LEAVE_CONFIRM: "Do you want to stop answering my questions and move on to something else?",
     },
     "nl": {
         K.WELCOME: "Hallo! Hoe kan ik u helpen?",
@@ -100,6 +104,8 @@ DEFAULTS: dict[str, dict[str, str]] = {
         "seconden gesloten.",
         K.LIVECHAT_AUTO_CLOSE: "Het gesprek met de medewerker is gesloten omdat er geen antwoord kwam.",
         K.LIVECHAT_END: "{operator} heeft het gesprek beëindigd. Bedankt en tot ziens!",
+        K.SLOT_INVALID: "Ik heb die waarde niet herkend.",
+        K.SLOT_LEAVE_CONFIRM: "Wilt u stoppen met mijn vragen en iets anders doen?",
     },
 }
 

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db.models import Q
 
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 
@@ -51,6 +52,23 @@ class ComplementRule:
     conditions: tuple = ()
 
 
+@dataclass(frozen=True)
+class SlotInfo:
+    """Slot filling (dialogs/slots/): a slot item's variable, value type, allowed values and per-language
+    question and invalid-value sentence; for an item that needs slots, their ids in order and its
+    per-language introductory sentence."""
+
+    id: int
+    kind: str
+    variable: str = ""
+    type: str = ""
+    values: tuple[str, ...] = ()
+    question: dict = field(default_factory=dict)
+    invalid: dict = field(default_factory=dict)
+    needs: tuple[int, ...] = ()
+    intro: dict = field(default_factory=dict)
+
+
 @dataclass
 class Snapshot:
     bot_id: int
@@ -69,6 +87,8 @@ class Snapshot:
     tag_parents: dict[int, int | None] = field(default_factory=dict)
     tag_names: dict[int, str] = field(default_factory=dict)
     complements: list[ComplementRule] = field(default_factory=list)
+    # items that are slots or need slots (dialogs/slots/), by id
+    slots: dict[int, SlotInfo] = field(default_factory=dict)
     # answer branches by (item id, language, space id), in priority order (dialogs/conditions.py chooses)
     branches: dict[tuple[int, str, int], tuple[Branch, ...]] = field(default_factory=dict)
     _allowed: dict[tuple, frozenset[int]] = field(default_factory=dict)
@@ -373,5 +393,36 @@ def _load(bot: Bot) -> Snapshot:
         tag_parents={tag_id: parent_id for tag_id, parent_id, _ in tags},
         tag_names={tag_id: name for tag_id, _, name in tags},
         complements=complements,
+        slots=_slots(bot),
         branches=branches_of(bot),
     )
+
+SLOT_COLUMNS = ("id", "kind", "slot_variable", "slot_type", "slot_values", "slot_question", "slot_invalid")
+SLOT_COLUMNS += ("slots", "slot_intro")
+
+
+def _slots(bot: Bot) -> dict[int, SlotInfo]:
+    """Slot items and the items that need slots (one query, once per knowledge version)."""
+
+    def texts(value) -> dict:
+        return {k: str(v) for k, v in value.items() if v} if isinstance(value, dict) else {}
+
+    rows = (
+        KnowledgeItem.objects.filter(bot=bot)
+        .filter(Q(kind=KnowledgeItem.Kind.SLOT) | ~Q(slots=[]))
+        .values_list(*SLOT_COLUMNS)
+    )
+    return {
+        item_id: SlotInfo(
+            id=item_id,
+            kind=kind,
+            variable=variable,
+            type=slot_type,
+            values=tuple(str(v) for v in values) if isinstance(values, list) else (),
+            question=texts(question),
+            invalid=texts(invalid),
+            needs=tuple(n for n in needs if isinstance(n, int)) if isinstance(needs, list) else (),
+            intro=texts(intro),
+        )
+        for item_id, kind, variable, slot_type, values, question, invalid, needs, intro in rows
+    }
