@@ -7,7 +7,7 @@ from django.dispatch import receiver
 
 from bots.models import Bot, BotLanguage, Space
 
-from .models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup
+from .models import Answer, AnswerBranch, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup
 
 
 def bump_knowledge_version(bot_id):
@@ -26,6 +26,7 @@ def item_changed(sender, instance, **kwargs):
 
 @receiver([post_save, post_delete], sender=Formulation)
 @receiver([post_save, post_delete], sender=Answer)
+@receiver([post_save, post_delete], sender=AnswerBranch)
 def part_changed(sender, instance, **kwargs):
     # Computed vectors are stored with queryset updates, which send no signal.
     bot_id = KnowledgeItem.objects.filter(pk=instance.item_id).values_list("bot_id", flat=True).first()
