@@ -490,6 +490,19 @@ ITEMS = [
         ),
     },
     {
+        # Slot filling (SLOT_FILLING below): asks the day and the phone number the sentence lacks.
+        "label": "Appointment",
+        "tag": "Agences",
+        "fr": (
+            ["Je voudrais un rendez-vous", "Prendre rendez-vous avec un conseiller", "~rendez-vous", "~rdv"],
+            "Rendez-vous noté le ${capture.jour}, nous vous appellerons au ${capture.telephone}.",
+        ),
+        "en": (
+            ["I would like an appointment", "Book an appointment with an advisor", "~appointment"],
+            "Appointment noted for ${capture.jour}, we will call you on ${capture.telephone}.",
+        ),
+    },
+    {
         "label": "Draft: new premium card",
         "tag": "Cartes",
         "status": "draft",
@@ -573,6 +586,43 @@ SURVEYS = {
     }
 }
 
+
+# Slot filling (dialogs/slots/): per item label, its introductory sentence and the slot items it needs,
+# in the order they are asked; the bot preference bot.no.group.uuid names the group NO_GROUP.
+SLOT_FILLING = {
+    "Appointment": {
+        "intro": {
+            "fr": "Avec plaisir ! Il me faut deux informations.",
+            "en": "Gladly! I need two details.",
+        },
+        "slots": [
+            {
+                "label": "Appointment day",
+                "variable": "jour",
+                "type": "date",
+                "question": {
+                    "fr": "Quel jour vous conviendrait ? (par exemple « mardi » ou « 12/03 »)",
+                    "en": "Which day suits you? (for example “Tuesday” or “12/03”)",
+                },
+                "invalid": {"fr": "Je n'ai pas reconnu de date.", "en": "I did not recognise a date."},
+            },
+            {
+                "label": "Phone number to call back",
+                "variable": "telephone",
+                "type": "phone",
+                "question": {
+                    "fr": "À quel numéro de téléphone pouvons-nous vous appeler ?",
+                    "en": "Which phone number can we call you on?",
+                },
+                "invalid": {
+                    "fr": "Ce numéro ne semble pas valide (10 chiffres, par exemple 06 12 34 56 78).",
+                    "en": "That number does not look valid (for example +33 6 12 34 56 78).",
+                },
+            },
+        ],
+    }
+}
+NO_GROUP = "Non"
 
 # A reminder added after every answer tagged Cartes (a complementary answer).
 CARD_REMINDER = {

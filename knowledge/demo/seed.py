@@ -9,6 +9,7 @@ from django.db import transaction
 
 from accounts.models import Account, Membership, Role
 from bots.models import Bot, BotLanguage, Space
+from dialogs.slots.demo import seed_demo_slots
 from dialogs.surveys.demo import seed_demo_surveys
 
 from ..models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
@@ -64,6 +65,7 @@ def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
         for language in ("fr", "en"):
             Answer.objects.create(item=canned, language=language, space=spaces["Defaut"], text=spec[language])
     seed_demo_surveys(bot, content.SURVEYS, content.ITEMS)
+    seed_demo_slots(bot, content.SLOT_FILLING, content.NO_GROUP)
     bump_knowledge_version(bot.pk)
     return bot, True
 
