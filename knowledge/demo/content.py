@@ -5,6 +5,9 @@ Each item: a tag, formulations per language (the first is the question shown to 
 per language, optional answers per consultation space, feedback, and decision-tree children.
 """
 
+import base64
+import json
+
 from bots.models import DEMO_BOT_UUID
 from knowledge.links import reword_link
 
@@ -82,6 +85,7 @@ ITEMS = [
     },
     {
         "label": "Opening hours",
+        "featured": True,
         "tag": "Agences",
         "fr": (
             [
@@ -141,6 +145,7 @@ ITEMS = [
     },
     {
         "label": "Lost card",
+        "featured": True,
         "tag": "Cartes",
         "fr": (
             ["J'ai perdu ma carte", "~Je ne trouve plus ma {carte}", "~carte perdue", "~perte de carte"],
@@ -311,6 +316,7 @@ ITEMS = [
     },
     {
         "label": "Make a transfer",
+        "featured": True,
         "tag": "Virements",
         "fr": (
             ["Comment faire un virement ?", "Envoyer de l'argent à quelqu'un", "~virement"],
@@ -623,6 +629,261 @@ SLOT_FILLING = {
     }
 }
 NO_GROUP = "Non"
+
+# Rich answers (client-contract.md §3), one item of each kind so a person can try them: quick replies,
+# a product card, a carousel of cards, a sidebar, a GUI action, a URL redirection, a multi-step answer
+# and an answer split into bubbles by <hr/>. Templates hold exactly the fields the chatbox reads.
+def _card_image(colour: str, name: str) -> str:
+    """A small bank card drawn in SVG, as a data: URL (no file to serve, any site can show it)."""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="180" viewBox="0 0 320 180">'
+        f'<rect width="320" height="180" rx="16" fill="{colour}"/>'
+        '<rect x="28" y="62" width="44" height="34" rx="6" fill="#f4d27a"/>'
+        f'<text x="28" y="150" font-family="sans-serif" font-size="22" fill="#fff">{name}</text></svg>'
+    )
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def _template(**fields) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+ACCOUNT_CARDS = [
+    # (card, colour, monthly price fr, monthly price en, description fr, description en)
+    (
+        "Essentiel",
+        "#3b6ea5",
+        "2 € / mois",
+        "€2 / month",
+        "Une carte à autorisation systématique.",
+        "A card checked on every payment.",
+    ),
+    (
+        "Confort",
+        "#1f7a5c",
+        "6 € / mois",
+        "€6 / month",
+        "Une Visa Classic et des virements instantanés.",
+        "A Visa Classic and instant transfers.",
+    ),
+    (
+        "Premium",
+        "#2b2b3a",
+        "15 € / mois",
+        "€15 / month",
+        "Une Visa Premier, assurances voyage incluses.",
+        "A Visa Premier with travel insurance.",
+    ),
+]
+
+
+def _account_carousel(language: str) -> str:
+    fields = {}
+    for number, (name, colour, price_fr, price_en, about_fr, about_en) in enumerate(ACCOUNT_CARDS, start=1):
+        french = language == "fr"
+        fields |= {
+            f"title{number}": f"Compte {name}" if french else f"{name} account",
+            f"subtitle{number}": about_fr if french else about_en,
+            f"imageLink{number}": _card_image(colour, name),
+            f"imageName{number}": f"Carte du compte {name}" if french else f"{name} account card",
+            f"numeric{number}": price_fr if french else price_en,
+            f"buttonA{number}": _link("Comment ouvrir un compte ?" if french else "How do I open an account?"),
+        }
+    return _template(**fields)
+
+
+RICH_ITEMS = [
+    {
+        "label": "Card range (quick replies)",
+        "tag": "Offres",
+        "featured": True,
+        "fr": (
+            ["Quelles cartes proposez-vous ?", "~vos cartes bancaires", "~gamme de cartes"],
+            "Nous avons une carte pour chaque usage. Que voulez-vous voir ?",
+        ),
+        "en": (
+            ["Which cards do you offer?", "~your bank cards", "~card range"],
+            "We have a card for every use. What would you like to see?",
+        ),
+        "rich": {
+            "fr": {
+                "template_name": "dydu_quick_reply_001",
+                "template_data": _template(
+                    button1=_link("La carte Visa Premier"),
+                    button2=_link("Nos offres de compte"),
+                    button3=_link("J'ai perdu ma carte"),
+                ),
+            },
+            "en": {
+                "template_name": "dydu_quick_reply_001",
+                "template_data": _template(
+                    button1=_link("The Visa Premier card"),
+                    button2=_link("Your account offers"),
+                    button3=_link("I lost my card"),
+                ),
+            },
+        },
+    },
+    {
+        "label": "Visa Premier card (product card)",
+        "tag": "Offres",
+        "fr": (
+            ["La carte Visa Premier", "Présentez-moi la carte Visa Premier", "~visa premier"],
+            "La carte Visa Premier :",
+        ),
+        "en": (
+            ["The Visa Premier card", "Tell me about the Visa Premier card", "~visa premier"],
+            "The Visa Premier card:",
+        ),
+        "rich": {
+            "fr": {
+                "template_name": "dydu_product_001",
+                "template_data": _template(
+                    title="Visa Premier",
+                    subtitle="Plafonds élevés, assurances voyage et assistance 24 h/24 partout dans le monde.",
+                    imageLink=_card_image("#6b4fa0", "Visa Premier"),
+                    imageName="Carte Visa Premier",
+                    numeric="12,50 € / mois",
+                    buttonA=_link("Je veux parler à un conseiller"),
+                    buttonB='<a href="https://example.org/visa-premier" target="_blank">En savoir plus</a>',
+                ),
+            },
+            "en": {
+                "template_name": "dydu_product_001",
+                "template_data": _template(
+                    title="Visa Premier",
+                    subtitle="High limits, travel insurance and 24/7 assistance all over the world.",
+                    imageLink=_card_image("#6b4fa0", "Visa Premier"),
+                    imageName="Visa Premier card",
+                    numeric="€12.50 / month",
+                    buttonA=_link("I want to talk to an advisor"),
+                    buttonB='<a href="https://example.org/visa-premier" target="_blank">Learn more</a>',
+                ),
+            },
+        },
+    },
+    {
+        "label": "Account offers (carousel)",
+        "tag": "Offres",
+        "featured": True,
+        "fr": (
+            ["Nos offres de compte", "Quelles sont vos offres de compte ?", "~formules de compte"],
+            "Nos trois comptes :",
+        ),
+        "en": (["Your account offers", "Which accounts do you offer?", "~account plans"], "Our three accounts:"),
+        "rich": {
+            "fr": {"template_name": "dydu_carousel_001", "template_data": _account_carousel("fr")},
+            "en": {"template_name": "dydu_carousel_001", "template_data": _account_carousel("en")},
+        },
+    },
+    {
+        "label": "Documents to open an account (sidebar)",
+        "tag": "Compte",
+        "fr": (
+            ["Quels documents pour ouvrir un compte ?", "~pièces justificatives", "~justificatifs"],
+            "Trois justificatifs suffisent : la liste est dans le panneau « Documents à fournir ».",
+        ),
+        "en": (
+            ["Which documents do I need to open an account?", "~supporting documents"],
+            "Three documents are enough: see the “Documents to bring” panel.",
+        ),
+        "rich": {
+            "fr": {
+                "sidebar": {
+                    "title": "Documents à fournir",
+                    "content": "<ul><li>Une pièce d'identité en cours de validité</li>"
+                    "<li>Un justificatif de domicile de moins de 3 mois</li>"
+                    "<li>Vos trois derniers bulletins de salaire</li></ul>",
+                }
+            },
+            "en": {
+                "sidebar": {
+                    "title": "Documents to bring",
+                    "content": "<ul><li>A valid ID</li><li>A proof of address under 3 months old</li>"
+                    "<li>Your last three payslips</li></ul>",
+                }
+            },
+        },
+    },
+    {
+        "label": "Complaint (GUI action)",
+        "tag": "Compte",
+        "fr": (
+            ["Je veux faire une réclamation", "~réclamation", "~porter réclamation"],
+            "Décrivez votre réclamation en une phrase dans la zone de saisie : je la transmets au service clients.",
+        ),
+        "en": (
+            ["I want to make a complaint", "~complaint"],
+            "Describe your complaint in one sentence in the input box: I pass it on to customer service.",
+        ),
+        "rich": {
+            # CV5 calls the window function a guiAction names (here: the input's placeholder).
+            "fr": {"gui_action": "javascript:dyduCustomPlaceHolder('Décrivez votre réclamation…')"},
+            "en": {"gui_action": "javascript:dyduCustomPlaceHolder('Describe your complaint…')"},
+        },
+    },
+    {
+        "label": "Business customers (URL redirection)",
+        "tag": "Compte",
+        "fr": (
+            ["Je suis un professionnel", "~client professionnel", "~espace pro"],
+            "Je vous emmène sur la page des professionnels.",
+        ),
+        "en": (["I am a business customer", "~business customer"], "Taking you to the business page."),
+        "rich": {
+            # The chatbox opens it in the host page: here the demo page in the Pro space.
+            "fr": {"url_redirect": "/demo/?space=Pro"},
+            "en": {"url_redirect": "/demo/?space=Pro"},
+        },
+    },
+    {
+        "label": "Contactless payment (steps)",
+        "tag": "Cartes",
+        "fr": (
+            ["Comment activer le paiement sans contact ?", "~sans contact"],
+            "<b>Étape 1</b> : ouvrez l'application et touchez Cartes.",
+        ),
+        "en": (
+            ["How do I turn on contactless payment?", "~contactless"],
+            "<b>Step 1</b>: open the app and tap Cards.",
+        ),
+        "rich": {
+            "fr": {
+                "steps": [
+                    {"text": "<b>Étape 2</b> : choisissez votre carte, puis Paramètres."},
+                    {
+                        "text": "<b>Étape 3</b> : activez « Paiement sans contact ». C'est fait !",
+                        "sidebar": {"title": "Plafonds", "content": "<p>50 € par paiement, 150 € cumulés.</p>"},
+                    },
+                ]
+            },
+            "en": {
+                "steps": [
+                    {"text": "<b>Step 2</b>: choose your card, then Settings."},
+                    {
+                        "text": "<b>Step 3</b>: turn on “Contactless payment”. Done!",
+                        "sidebar": {"title": "Limits", "content": "<p>€50 per payment, €150 in a row.</p>"},
+                    },
+                ]
+            },
+        },
+    },
+    {
+        "label": "Security tips (<hr> bubbles)",
+        "tag": "Sécurité",
+        "fr": (
+            ["Comment sécuriser mon compte ?", "~conseils de sécurité"],
+            "Trois bons réflexes :<hr/>1. Un mot de passe unique, jamais partagé.<hr/>"
+            "2. La double authentification dans l'application.<hr/>3. Des alertes SMS sur chaque paiement.",
+        ),
+        "en": (
+            ["How do I keep my account safe?", "~security tips"],
+            "Three good habits:<hr/>1. A unique password, never shared.<hr/>"
+            "2. Two-factor authentication in the app.<hr/>3. Text alerts on every payment.",
+        ),
+    },
+]
+ITEMS += RICH_ITEMS
 
 # A reminder added after every answer tagged Cartes (a complementary answer).
 CARD_REMINDER = {

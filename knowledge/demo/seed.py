@@ -80,6 +80,7 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
         kind=KnowledgeItem.Kind.QUESTION,
         status=spec.get("status", KnowledgeItem.Status.PUBLISHED),
         label=spec["label"],
+        featured=spec.get("featured", False),
         tag=tag or (parent.tag if parent else None),
         parent=parent,
         position=position,
@@ -104,6 +105,8 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
                 text=answer,
                 ask_feedback=feedback,
                 livechat=livechat,
+                # template, sidebar, GUI action, URL redirection, steps
+                **spec.get("rich", {}).get(language, {}),
             )
         )
         answers += [
