@@ -10,8 +10,10 @@ from django.utils.html import format_html
 
 from bots.admin_scoping import BotScopedAdmin
 from bots.models import Space
+from dialogs.conditions import OPERATORS
 
 from . import rich_answers
+from .branches import validate_conditions
 from .models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 
 
@@ -79,9 +81,30 @@ class KnowledgeItemAdmin(BotScopedAdmin):
         ("Slot", {"classes": ["collapse"], "fields": ["slot_variable"]}),
         (
             "Complementary answer",
-            {"classes": ["collapse"], "fields": ["complement_position", "complement_all", "complement_tags"]},
+            {
+                "classes": ["collapse"],
+                "fields": [
+                    "complement_position",
+                    ("complement_frequency", "complement_n"),
+                    "complement_all",
+                    "complement_tags",
+                    "complement_items",
+                    "complement_conditions",
+                ],
+            },
         ),
     ]
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "complement_conditions" and formfield is not None:
+            # The same conditions as the answer branches': a known operator on a named variable.
+            formfield.validators.append(validate_conditions)
+            formfield.help_text = (
+                'All must hold on the dialog\'s variables: [{"variable": "client_type", "operator": "is", '
+                '"value": "pro"}]; operators: ' + ", ".join(OPERATORS) + "."
+            )
+        return formfield
 
     def get_form(self, request, obj=None, **kwargs):
         # The inlines limit their choices (spaces) to this item's bot.
@@ -100,6 +123,10 @@ class KnowledgeItemAdmin(BotScopedAdmin):
         bot_id = getattr(request, "_knowledge_bot_id", None)
         if bot_id and db_field.name == "complement_tags":
             kwargs["queryset"] = Tag.objects.filter(bot_id=bot_id)
+        if bot_id and db_field.name == "complement_items":
+            kwargs["queryset"] = KnowledgeItem.objects.filter(bot_id=bot_id).exclude(
+                kind__in=[KnowledgeItem.Kind.COMPLEMENTARY, KnowledgeItem.Kind.PREDEFINED]
+            )
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.display(description="Question")

@@ -34,6 +34,7 @@ def part_changed(sender, instance, **kwargs):
 
 
 @receiver(m2m_changed, sender=KnowledgeItem.complement_tags.through)
+@receiver(m2m_changed, sender=KnowledgeItem.complement_items.through)
 def complement_tags_changed(sender, instance, **kwargs):
     if isinstance(instance, KnowledgeItem):
         bump_knowledge_version(instance.bot_id)

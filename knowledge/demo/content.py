@@ -885,7 +885,7 @@ RICH_ITEMS = [
 ]
 ITEMS += RICH_ITEMS
 
-# A reminder added after every answer tagged Cartes (a complementary answer).
+# A reminder added after the answers tagged Cartes (a complementary answer), once per dialog.
 CARD_REMINDER = {
     "fr": "<i>Rappel : la banque ne vous demandera jamais votre code secret.</i>",
     "en": "<i>Reminder: the bank will never ask for your PIN.</i>",
@@ -905,6 +905,7 @@ PREDEFINED = [
     },
     {
         "label": "Carte mise en opposition",
+        "tag": "Cartes",
         "fr": "C'est fait : votre carte est en opposition. Une nouvelle carte vous parviendra sous 5 jours ouvrés.",
         "en": "Done: your card is blocked. A new card will reach you within 5 working days.",
     },

@@ -50,6 +50,7 @@ def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
         status=KnowledgeItem.Status.PUBLISHED,
         label="Card security reminder",
         complement_position=KnowledgeItem.Position.AFTER,
+        complement_frequency=KnowledgeItem.Frequency.ONCE_PER_DIALOG,
     )
     reminder.complement_tags.add(tags["Cartes"])
     for language, text in content.CARD_REMINDER.items():
@@ -60,6 +61,7 @@ def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
             kind=KnowledgeItem.Kind.PREDEFINED,
             status=KnowledgeItem.Status.PUBLISHED,
             label=spec["label"],
+            tag=tags.get(spec.get("tag", "")),  # its theme in the operators' console
             position=position,
         )
         for language in ("fr", "en"):
