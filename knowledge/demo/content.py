@@ -838,7 +838,7 @@ RICH_ITEMS = [
     },
     {
         "label": "Contactless payment (steps)",
-        "tag": "Cartes",
+        "tag": "Banque en ligne",
         "fr": (
             ["Comment activer le paiement sans contact ?", "~sans contact"],
             "<b>Étape 1</b> : ouvrez l'application et touchez Cartes.",

@@ -66,6 +66,12 @@
       send: "Envoyer",
       you: "Vous",
       top: "Questions fréquentes",
+      previous: "Précédent",
+      next: "Suivant",
+      slide: "diapositive",
+      stepCount: "Étape {n} sur {total}",
+      cardCount: "{n} sur {total}",
+      more: "En savoir plus",
       helpful: "Cette réponse vous a-t-elle aidé ?",
       yes: "Oui, cette réponse m'a aidé",
       no: "Non, cette réponse ne m'a pas aidé",
@@ -110,6 +116,12 @@
       send: "Send",
       you: "You",
       top: "Frequently asked questions",
+      previous: "Previous",
+      next: "Next",
+      slide: "slide",
+      stepCount: "Step {n} of {total}",
+      cardCount: "{n} of {total}",
+      more: "More",
       helpful: "Was this answer helpful?",
       yes: "Yes, this answer helped me",
       no: "No, this answer did not help me",
@@ -1672,25 +1684,214 @@
     if (operatorTyping && operatorTyping.parentNode && operatorTyping.nextSibling) ui.els.log.appendChild(operatorTyping);
   }
 
+  // ---------------------------------------------------------------- rich answers (client-contract.md §3)
+
+  var TEMPLATE = { quickReply: "dydu_quick_reply_001", product: "dydu_product_001", carousel: "dydu_carousel_001" };
+  var CAROUSEL_CARDS = 5; // CV5 reads cards 1 to 5
+
+  // templateData is a JSON string once decoded; the chatbox JSON.parses it (DialogContext).
+  function templateFields(values) {
+    if ([TEMPLATE.quickReply, TEMPLATE.product, TEMPLATE.carousel].indexOf(values.templateName) < 0) return null;
+    try {
+      var fields = JSON.parse(values.templateData || "");
+      return fields && typeof fields === "object" && !Array.isArray(fields) ? fields : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // Template texts are HTML set as is, without the entity decoding of answer texts (CV5's templates).
+  function templateHtml(className, html) {
+    var element = h("div", { class: className });
+    element.appendChild(sanitize(String(html)));
+    return element;
+  }
+
+  function quickReplies(fields) {
+    var list = h("div", { class: "dcb-quick", role: "group" });
+    Object.keys(fields)
+      .sort() // CV5's order: button1 … button9
+      .forEach(function (key) {
+        if (fields[key]) list.appendChild(templateHtml("dcb-quick-reply", fields[key]));
+      });
+    return list;
+  }
+
+  function productCard(product) {
+    var card = h("div", { class: "dcb-card", "data-testid": "product-card" });
+    if (product.imageLink && !isDangerousUrl(product.imageLink, "img", "src")) {
+      card.appendChild(
+        h("div", { class: "dcb-card-image" }, [h("img", { src: product.imageLink, alt: product.imageName || "", loading: "lazy" })])
+      );
+    }
+    var body = h("div", { class: "dcb-card-body" }, [
+      product.title ? h("p", { class: "dcb-card-title", text: product.title }) : null,
+      product.numeric || product.numeric === 0 ? h("p", { class: "dcb-card-numeric", text: String(product.numeric) }) : null,
+      product.subtitle ? templateHtml("dcb-card-subtitle", product.subtitle) : null,
+    ]);
+    var buttons = h("div", { class: "dcb-card-buttons" });
+    ["buttonA", "buttonB", "buttonC"].forEach(function (key) {
+      if (product[key]) buttons.appendChild(templateHtml("dcb-card-button", product[key]));
+    });
+    if (buttons.firstChild) body.appendChild(buttons);
+    card.appendChild(body);
+    return card;
+  }
+
+  // dydu_carousel_001: the product fields numbered 1 to 5, one card per number.
+  function carouselCards(fields) {
+    var cards = [];
+    for (var n = 1; n <= CAROUSEL_CARDS; n++) {
+      var product = {};
+      var any = false;
+      ["title", "subtitle", "imageLink", "imageName", "numeric", "buttonA", "buttonB", "buttonC"].forEach(function (name) {
+        var value = fields[name + n];
+        if (value !== undefined && value !== null) {
+          product[name] = value;
+          any = true;
+        }
+      });
+      if (any) cards.push(productCard(product));
+    }
+    return cards;
+  }
+
+  // Slides shown one at a time with previous / next (a carousel of cards, or of an answer's steps).
+  function slider(slides, kind) {
+    var index = 0;
+    var track = h("div", { class: "dcb-slides" });
+    slides.forEach(function (slide, i) {
+      track.appendChild(
+        h("div", { class: "dcb-slide", role: "group", "aria-roledescription": t("slide"), "aria-label": i + 1 + " / " + slides.length }, [slide])
+      );
+    });
+    var counter = h("span", { class: "dcb-slider-count", "aria-live": "polite" });
+    var previous = h("button", { type: "button", class: "dcb-slider-button", "aria-label": t("previous"), text: "‹", onclick: function () { show(index - 1); } });
+    var next = h("button", { type: "button", class: "dcb-slider-button", "aria-label": t("next"), text: "›", onclick: function () { show(index + 1); } });
+    function show(i) {
+      index = Math.max(0, Math.min(slides.length - 1, i));
+      Array.prototype.forEach.call(track.children, function (slide, n) {
+        slide.hidden = n !== index;
+      });
+      counter.textContent = t(kind === "steps" ? "stepCount" : "cardCount", { n: index + 1, total: slides.length });
+      previous.disabled = index === 0;
+      next.disabled = index === slides.length - 1;
+    }
+    show(0);
+    return h("div", { class: "dcb-slider dcb-slider-" + kind, "data-testid": kind }, [
+      track,
+      h("div", { class: "dcb-slider-nav" }, [previous, counter, next]),
+    ]);
+  }
+
+  // CV5 flattens nextStepResponse recursively (src/tools/steps.ts): the answer, then each next step.
+  function answerSteps(values) {
+    var steps = [];
+    for (var step = values; step && typeof step === "object" && steps.length < 20; step = step.nextStepResponse) steps.push(step);
+    return steps;
+  }
+
+  function sidebarPanel(sidebar) {
+    if (!sidebar || typeof sidebar !== "object" || !(sidebar.content || sidebar.url)) return null;
+    var more = h("details", { class: "dcb-more", "data-testid": "sidebar" }, [h("summary", { text: sidebar.title || t("more") })]);
+    var body = h("div", { class: "dcb-more-body" });
+    if (sidebar.content) body.appendChild(sanitize(decodeEntitiesOnce(sidebar.content)));
+    if (sidebar.url && !isDangerousUrl(sidebar.url, "iframe", "src")) {
+      body.appendChild(h("iframe", { src: sidebar.url, title: sidebar.title || t("more"), sandbox: "allow-scripts allow-popups allow-forms", loading: "lazy" }));
+    }
+    more.appendChild(body);
+    return more;
+  }
+
+  function bubbles(html, first) {
+    return answerParts(decodeEntitiesOnce(html || "")).map(function (part, index) {
+      var bubble = h("div", { class: "dcb-bubble dcb-bubble-bot", "data-from": "bot" }, [first && index === 0 ? srOnly(botName + colon()) : null]);
+      bubble.appendChild(sanitize(part));
+      return bubble;
+    });
+  }
+
+  // The answer's body: its bubbles (split at <hr>), its steps, its template.
+  function answerBody(values) {
+    var parts = [];
+    var steps = answerSteps(values);
+    var fields = templateFields(values);
+    if (steps.length > 1) {
+      parts.push(
+        slider(
+          steps.map(function (step, index) {
+            var slide = h("div", { class: "dcb-step" }, bubbles(step.text, index === 0));
+            var panel = sidebarPanel(step.sidebar);
+            if (panel) slide.appendChild(panel);
+            return slide;
+          }),
+          "steps"
+        )
+      );
+    } else {
+      parts = parts.concat(bubbles(values.text, true));
+    }
+    if (fields && values.templateName === TEMPLATE.quickReply) {
+      parts.push(quickReplies(fields));
+    } else if (fields && values.templateName === TEMPLATE.product) {
+      parts.push(productCard(fields));
+    } else if (fields && values.templateName === TEMPLATE.carousel) {
+      var cards = carouselCards(fields);
+      if (cards.length) parts.push(slider(cards, "carousel"));
+    }
+    if (steps.length <= 1) {
+      var panel = sidebarPanel(values.sidebar);
+      if (panel) parts.push(panel);
+    }
+    return parts;
+  }
+
+  // A GUI action calls the window function it names (CV5: javascript:dyduXxx('arg'); …). Other
+  // JavaScript is not run: this chatbox never evaluates code that comes over the network.
+  var GUI_CALL = /(dydu\w*)\s*\(([^)]*)\)/g;
+
+  function runGuiAction(action) {
+    if (!/^javascript:\s*dydu/.test(String(action || ""))) return;
+    var match;
+    GUI_CALL.lastIndex = 0;
+    while ((match = GUI_CALL.exec(action))) {
+      var name = match[1];
+      var args = (match[2].match(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^,\s][^,]*/g) || []).map(function (arg) {
+        arg = arg.trim();
+        return /^['"]/.test(arg) ? arg.slice(1, -1).replace(/\\(.)/g, "$1") : arg;
+      });
+      if (typeof window[name] === "function") window[name].apply(window, args);
+    }
+  }
+
+  // CV5's window functions a GUI action may name.
+  if (typeof window.dyduCustomPlaceHolder !== "function") {
+    window.dyduCustomPlaceHolder = function (text) {
+      if (typeof ui !== "undefined" && ui.els) ui.els.input.setAttribute("placeholder", String(text || t("placeholder")));
+    };
+  }
+
+  // The host page goes where urlRedirect says: an http(s) address, or a path on the host site.
+  function redirectTarget(value) {
+    try {
+      var url = new URL(String(value || ""), window.location.href);
+      return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
   function addAnswer(values, options) {
     options = options || {};
-    var parts = answerParts(decodeEntitiesOnce(values.text || ""));
     var type = String(values.typeResponse || values.type || "");
     var row = h("div", {
       class: "dcb-row dcb-row-bot" + (/^GB/.test(type) ? " dcb-misunderstood" : ""),
       "data-type": type || null,
     });
     var stack = h("div", { class: "dcb-stack" });
-    parts.forEach(function (part, index) {
-      var bubble = h("div", { class: "dcb-bubble dcb-bubble-bot", "data-from": "bot" }, [index === 0 ? srOnly(botName + colon()) : null]);
-      bubble.appendChild(sanitize(part));
-      stack.appendChild(bubble);
+    answerBody(values).forEach(function (part) {
+      stack.appendChild(part);
     });
-    if (values.sidebar && values.sidebar.content) {
-      var more = h("details", { class: "dcb-more" }, [h("summary", { text: values.sidebar.title || "…" })]);
-      more.appendChild(h("div", { class: "dcb-more-body" }, [sanitize(decodeEntitiesOnce(values.sidebar.content))]));
-      stack.appendChild(more);
-    }
     row.appendChild(h("span", { class: "dcb-avatar dcb-avatar-small", "aria-hidden": "true", text: botName.charAt(0).toUpperCase() }));
     row.appendChild(stack);
     if (values.askFeedback === true || values.feedback === "withoutAnswer") {
@@ -1699,9 +1900,9 @@
     (options.into || ui.els.log).appendChild(row);
     keepTypingLast();
     ui.scrollDown();
-    if (!options.history && values.urlRedirect && isValidUrl(values.urlRedirect)) {
-      window.open(values.urlRedirect, "_self");
-    }
+    if (!options.history && values.guiAction) runGuiAction(values.guiAction);
+    var target = !options.history && values.urlRedirect ? redirectTarget(values.urlRedirect) : null;
+    if (target) window.open(target, "_self");
     return row;
   }
 
