@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from bots.admin_scoping import BotScopedAdmin
 from bots.models import Space
 from dialogs.conditions import OPERATORS
+from dialogs.slots import checks as slot_checks
 
 from . import rich_answers
 from .branches import validate_conditions
@@ -78,7 +79,23 @@ class KnowledgeItemAdmin(BotScopedAdmin):
         (None, {"fields": ["bot", "label", ("kind", "status", "featured"), "tag"]}),
         ("Decision tree", {"fields": [("parent", "direct_access"), "position"]}),
         ("Event-triggered", {"classes": ["collapse"], "fields": ["event_rules"]}),
-        ("Slot", {"classes": ["collapse"], "fields": ["slot_variable"]}),
+        (
+            "Slot filling",
+            {
+                "classes": ["collapse"],
+                "description": "A slot item: its variable, value type, allowed values (type list), question and "
+                "invalid-value sentence per language. An item that needs slots: their ids in order and its "
+                "introductory sentence per language.",
+                "fields": [
+                    ("slot_variable", "slot_type"),
+                    "slot_values",
+                    "slot_question",
+                    "slot_invalid",
+                    "slots",
+                    "slot_intro",
+                ],
+            },
+        ),
         (
             "Complementary answer",
             {
@@ -97,6 +114,8 @@ class KnowledgeItemAdmin(BotScopedAdmin):
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name in slot_checks.FIELDS and formfield is not None:
+            slot_checks.FIELDS[db_field.name](formfield, getattr(request, "_knowledge_bot_id", None))
         if db_field.name == "complement_conditions" and formfield is not None:
             # The same conditions as the answer branches': a known operator on a named variable.
             formfield.validators.append(validate_conditions)

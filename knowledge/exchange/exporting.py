@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import connection, transaction
+from django.db.models import Q
 
 from bots.models import Bot
 
@@ -247,6 +248,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
             )
         )
     featured = set(KnowledgeItem.objects.filter(pk__in=ids, featured=True).values_list("id", flat=True))
+    slot_filling = _slot_filling(ids)
     complement_tags: dict[int, list] = {}
     for item_id, tag_id in (
         ComplementTag.objects.filter(knowledgeitem_id__in=ids)
@@ -281,7 +283,45 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
                 whole_knowledge_base=bool(whole),
                 tags=complement_tags.get(item_id, []),
             )
+        _add_slot_filling(item, slot_filling.get(item_id))
         yield item
+
+
+def _slot_filling(ids: list[int]) -> dict[int, tuple]:
+    """Slot items' and slot-needing items' slot filling data, by item id (a query or two a batch). A
+    needed slot that is no slot item any more is left out (the file would refer to nothing)."""
+    found = {
+        row[0]: row[1:]
+        for row in KnowledgeItem.objects.filter(pk__in=ids)
+        .filter(Q(kind=KnowledgeItem.Kind.SLOT) | ~Q(slots=[]))
+        .values_list("id", "kind", "slot_type", "slot_values", "slot_question", "slot_invalid", "slots", "slot_intro")
+    }
+    needed = {n for row in found.values() if isinstance(row[5], list) for n in row[5] if isinstance(n, int)}
+    if needed:
+        slots = set(
+            KnowledgeItem.objects.filter(pk__in=needed, kind=KnowledgeItem.Kind.SLOT).values_list("id", flat=True)
+        )
+        for item_id, row in found.items():
+            if isinstance(row[5], list):
+                found[item_id] = (*row[:5], [n for n in row[5] if n in slots], row[6])
+    return found
+
+
+def _add_slot_filling(item: records.KnowledgeItem, found: tuple | None):
+    if found is None:
+        return
+
+    def texts(value) -> dict:
+        return {str(k): str(v) for k, v in value.items() if v} if isinstance(value, dict) else {}
+
+    kind, slot_type, values, question, invalid, slots, intro = found
+    if kind == KnowledgeItem.Kind.SLOT:
+        item.slot_type = slot_type
+        item.slot_values = [str(v) for v in values] if isinstance(values, list) else []
+        item.slot_question, item.slot_invalid = texts(question), texts(invalid)
+    else:
+        item.slots = [n for n in slots if isinstance(n, int)] if isinstance(slots, list) else []
+        item.slot_intro = texts(intro)
 
 
 @contextmanager

@@ -79,6 +79,9 @@ SECTION_UNIT = {
     "preferences": "preference",
 }
 ROOTS = ("knowledgeBase", "gallery")
+# Slot filling's parts of a knowledge item; the first three belong to slot items.
+SLOT_OWN_PARTS = frozenset({"slotValue", "slotQuestion", "slotInvalid"})
+SLOT_PARTS = SLOT_OWN_PARTS | {"slotIntroduction", "usesSlot"}
 _TRUE, _FALSE = {"true", "1"}, {"false", "0"}
 _LIBXML_WHERE = re.compile(r",? line \d+, column \d+\s*$")
 _ATTRIBUTE_IN_MESSAGE = re.compile(r"attribute '([^']+)'")
@@ -169,6 +172,8 @@ class KnowledgeBaseReader:
         self._default_spaces = 0
         self._seen: dict[str, set] = {}
         self._units_read = 0
+        self._slot_items: set[int] = set()  # ids of the slot items read so far
+        self._slot_refs: list[tuple[int, int]] = []  # usesSlot refs: (id, line), checked at the section's end
 
     # -- iteration ------------------------------------------------------------------------------
 
@@ -305,6 +310,8 @@ class KnowledgeBaseReader:
             self._check_text(element.text, element)
             if name == "spaces" and self._spaces and self._default_spaces != 1:
                 raise self._error(errors.INVALID_VALUE, "Exactly one space must be the default one.", element)
+            if name == "knowledgeItems":
+                self._check_slot_refs()
 
     def _end_root(self, element):
         if self.root == "gallery":
@@ -453,6 +460,7 @@ class KnowledgeBaseReader:
             direct_access=_flag(element.get("directAccess"), False),
             featured=_flag(element.get("featured"), False),
             slot_variable=element.get("slotVariable", ""),
+            slot_type=element.get("slotType", ""),
             depth=unit.depth,
             position=unit.position,
         )
@@ -463,6 +471,10 @@ class KnowledgeBaseReader:
                 raise self._error(
                     errors.INVALID_VALUE, "slotVariable is only for kind 'slot'.", element, "slotVariable"
                 )
+            if element.get("slotType") is not None and kind != "slot":
+                raise self._error(errors.INVALID_VALUE, "slotType is only for kind 'slot'.", element, "slotType")
+            if kind == "slot":
+                self._slot_items.add(unit.id)
             self.summary.item_kinds[kind] += 1
         for child in element:
             tag = child.tag
@@ -485,6 +497,8 @@ class KnowledgeBaseReader:
                     whole_knowledge_base=_flag(child.get("wholeKnowledgeBase"), False),
                     tags=tags,
                 )
+            elif tag in SLOT_PARTS:
+                self._slot_part(item, kind, child)
             elif tag == "eventRules":
                 if self.validate and kind != "event":
                     raise self._error(errors.INVALID_VALUE, "eventRules is only for kind 'event'.", child)
@@ -583,6 +597,39 @@ class KnowledgeBaseReader:
         if key in seen:
             raise self._error(errors.DUPLICATE, reason, element, attribute)
         seen.add(key)
+
+    def _slot_part(self, item: KnowledgeItem, kind: str, child):
+        """Slot filling: a slot's slotValue, slotQuestion, slotInvalid; an item's slotIntroduction and
+        usesSlot (a slot item, maybe defined further on: checked when the section ends)."""
+        tag = child.tag
+        if self.validate and (kind == "slot") != (tag in SLOT_OWN_PARTS):
+            where = "only for kind 'slot'" if tag in SLOT_OWN_PARTS else "not for kind 'slot'"
+            raise self._error(errors.INVALID_VALUE, f"{tag} is {where}.", child)
+        if tag == "slotValue":
+            item.slot_values.append(child.text or "")
+        elif tag == "usesSlot":
+            ref = _int(child.get("ref"))
+            if self.validate:
+                self._slot_refs.append((ref, child.sourceline))
+            item.slots.append(ref)
+        else:
+            texts = {"slotQuestion": item.slot_question, "slotInvalid": item.slot_invalid}.get(tag, item.slot_intro)
+            language = child.get("language", "")
+            if self.validate:
+                self._language_exists(language, child)
+                if language in texts:
+                    raise self._error(errors.DUPLICATE, f"Two {tag} in language '{language}'.", child, "language")
+            texts[language] = child.text or ""
+
+    def _check_slot_refs(self):
+        for item_id, line in self._slot_refs:
+            if item_id not in self._slot_items:
+                raise InvalidKnowledgeBaseFile(
+                    errors.DANGLING,
+                    f"usesSlot: knowledge item {item_id} is not a slot item of the knowledgeItems section.",
+                    line,
+                    self._column(line, "usesSlot", "ref"),
+                )
 
     def _tag_exists(self, tag_id, element, attribute: str):
         if tag_id is not None and tag_id not in self._seen.get("tag", ()):

@@ -77,6 +77,14 @@ class KnowledgeItem:
     direct_access: bool = False
     featured: bool = False
     slot_variable: str = ""
+    # slot filling: a slot's value type, allowed values, question and invalid-value sentence per
+    # language; an item's slots (ids, in order) and introductory sentence per language
+    slot_type: str = ""
+    slot_values: list[str] = field(default_factory=list)
+    slot_question: dict[str, str] = field(default_factory=dict)
+    slot_invalid: dict[str, str] = field(default_factory=dict)
+    slots: list[int] = field(default_factory=list)
+    slot_intro: dict[str, str] = field(default_factory=dict)
     event_rules: list | None = None
     complement: Complement | None = None
     # (language, text, rewordable), in the order of each language's formulations

@@ -204,6 +204,8 @@ class KnowledgeBaseWriter:
             attrib["featured"] = "true"
         if record.slot_variable:
             attrib["slotVariable"] = record.slot_variable
+        if record.slot_type:
+            attrib["slotType"] = record.slot_type
         self._start("knowledgeItem", attrib)
         self._items.append(False)
         if record.complement is not None:
@@ -217,6 +219,7 @@ class KnowledgeBaseWriter:
             self._end()
         if record.event_rules is not None:
             self._leaf("eventRules", None, json_text(record.event_rules))
+        self._slot_filling(record)
         for language, text, rewordable in record.formulations:
             self._leaf(
                 "formulation",
@@ -225,6 +228,20 @@ class KnowledgeBaseWriter:
             )
         for answer in record.answers:
             self._answer(answer)
+
+    def _slot_filling(self, record: KnowledgeItem):
+        """A slot's allowed values and sentences, an item's introduction and slots (languages sorted)."""
+        for value in record.slot_values:
+            self._leaf("slotValue", None, value)
+        for name, texts in (
+            ("slotQuestion", record.slot_question),
+            ("slotInvalid", record.slot_invalid),
+            ("slotIntroduction", record.slot_intro),
+        ):
+            for language in sorted(texts):
+                self._leaf(name, {"language": language}, texts[language])
+        for slot_id in record.slots:
+            self._leaf("usesSlot", {"ref": slot_id})
 
     def _close_item(self):
         if self._items.pop():
