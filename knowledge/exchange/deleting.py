@@ -18,7 +18,17 @@ from ..signals import bump_knowledge_version
 from .rows import quote, refresh_statistics
 
 ComplementTag = KnowledgeItem.complement_tags.through
-KNOWLEDGE_MODELS = (KnowledgeItem, Formulation, Answer, ComplementTag, Tag, MatchingGroup, GlobalSentence)
+ComplementItem = KnowledgeItem.complement_items.through
+KNOWLEDGE_MODELS = (
+    KnowledgeItem,
+    Formulation,
+    Answer,
+    ComplementTag,
+    ComplementItem,
+    Tag,
+    MatchingGroup,
+    GlobalSentence,
+)
 OWN_MODELS = frozenset((*KNOWLEDGE_MODELS, GalleryImage))
 
 
@@ -68,7 +78,13 @@ def delete_knowledge(bot, *, gallery: bool, returning_item_ids=None) -> None:
     item_table = quote(KnowledgeItem._meta.db_table)
     of_bot_items = f"IN (SELECT id FROM {item_table} WHERE bot_id = %s)"
     with connection.cursor() as cursor:
-        for model, column in ((ComplementTag, "knowledgeitem_id"), (Formulation, "item_id"), (Answer, "item_id")):
+        for model, column in (
+            (ComplementTag, "knowledgeitem_id"),
+            (ComplementItem, "from_knowledgeitem_id"),
+            (ComplementItem, "to_knowledgeitem_id"),
+            (Formulation, "item_id"),
+            (Answer, "item_id"),
+        ):
             cursor.execute(f"DELETE FROM {quote(model._meta.db_table)} WHERE {quote(column)} {of_bot_items}", [bot.pk])
         # Decision-tree parents and tags point at rows deleted in the same statement: the foreign
         # keys are deferred to the commit, where nothing points at them any more.

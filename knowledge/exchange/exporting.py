@@ -25,6 +25,7 @@ from .rows import quote
 CHUNK_BYTES = 256 * 1024
 ITEM_BATCH = 900  # items whose formulations and answers are fetched together (SQLite: ≤ 999 parameters)
 ComplementTag = KnowledgeItem.complement_tags.through
+ComplementItem = KnowledgeItem.complement_items.through
 
 
 def export_knowledge_base(
@@ -249,6 +250,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
         )
     featured = set(KnowledgeItem.objects.filter(pk__in=ids, featured=True).values_list("id", flat=True))
     slot_filling = _slot_filling(ids)
+    complement_rules = _complement_rules([row[1] for row in batch if row[2] == KnowledgeItem.Kind.COMPLEMENTARY])
     complement_tags: dict[int, list] = {}
     for item_id, tag_id in (
         ComplementTag.objects.filter(knowledgeitem_id__in=ids)
@@ -283,6 +285,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
                 whole_knowledge_base=bool(whole),
                 tags=complement_tags.get(item_id, []),
             )
+            _add_complement_rules(item.complement, complement_rules.get(item_id))
         _add_slot_filling(item, slot_filling.get(item_id))
         yield item
 
@@ -322,6 +325,35 @@ def _add_slot_filling(item: records.KnowledgeItem, found: tuple | None):
     else:
         item.slots = [n for n in slots if isinstance(n, int)] if isinstance(slots, list) else []
         item.slot_intro = texts(intro)
+
+
+def _complement_rules(ids: list[int]) -> dict[int, tuple]:
+    """Complementary items' activation, n, conditions and target items: (activation, n, conditions, items)."""
+    if not ids:
+        return {}
+    targets: dict[int, list[int]] = {}
+    for complement_id, item_id in (
+        ComplementItem.objects.filter(from_knowledgeitem_id__in=ids)
+        .order_by("from_knowledgeitem_id", "to_knowledgeitem_id")
+        .values_list("from_knowledgeitem_id", "to_knowledgeitem_id")
+    ):
+        targets.setdefault(complement_id, []).append(item_id)
+    return {
+        item_id: (activation, n, conditions, targets.get(item_id, []))
+        for item_id, activation, n, conditions in KnowledgeItem.objects.filter(pk__in=ids).values_list(
+            "id", "complement_frequency", "complement_n", "complement_conditions"
+        )
+    }
+
+
+def _add_complement_rules(complement: records.Complement, rules: tuple | None):
+    if rules is None:
+        return
+    activation, n, conditions, items = rules
+    complement.activation = activation or KnowledgeItem.Frequency.ALWAYS
+    complement.n = n or 1
+    complement.conditions = [c for c in conditions if isinstance(c, dict)] if isinstance(conditions, list) else []
+    complement.items = items
 
 
 @contextmanager

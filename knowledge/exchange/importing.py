@@ -34,6 +34,7 @@ from .preferences import set_preference
 from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
 
 ComplementTag = KnowledgeItem.complement_tags.through
+ComplementItem = KnowledgeItem.complement_items.through
 
 
 @dataclass
@@ -191,6 +192,9 @@ class _Loader:
                 "slot_intro",
                 "complement_position",
                 "complement_all",
+                "complement_frequency",
+                "complement_n",
+                "complement_conditions",
                 "created_at",
                 "updated_at",
             ],
@@ -215,6 +219,8 @@ class _Loader:
             ],
         )
         self.complement_tags = RowSink(ComplementTag, ["knowledgeitem", "tag"])
+        # A target may come later in the file: the foreign keys are checked at commit (deferred).
+        self.complement_items = RowSink(ComplementItem, ["from_knowledgeitem", "to_knowledgeitem"])
         self.sentences = RowSink(GlobalSentence, ["bot", "language", "kind", "text"])
         self.sinks = (
             self.tags,
@@ -223,6 +229,7 @@ class _Loader:
             self.formulations,
             self.answers,
             self.complement_tags,
+            self.complement_items,
             self.sentences,
         )
 
@@ -328,6 +335,9 @@ class _Loader:
                 json_value(record.slot_intro),
                 complement.position if complement else "",
                 complement.whole_knowledge_base if complement else False,
+                complement.activation if complement else KnowledgeItem.Frequency.ALWAYS,
+                complement.n if complement else 1,
+                json_value(complement.conditions if complement else []),
                 self.now,
                 self.now,
             )
@@ -357,6 +367,8 @@ class _Loader:
         if complement:
             for tag_id in dict.fromkeys(complement.tags):
                 self.complement_tags.add((item_id, self._tag(tag_id)))
+            for target_id in dict.fromkeys(complement.items):
+                self.complement_items.add((item_id, self._item(target_id)))
 
     def _GlobalSentence(self, record: records.GlobalSentence):
         self.sentences.add((self.bot.pk, record.language, record.kind, record.text))

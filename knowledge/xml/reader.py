@@ -28,6 +28,7 @@ from bots.models import DEFAULT_SPACE_ALIASES
 
 from .. import rich_answers
 from . import FORMAT_VERSION, errors, schema
+from .conditions import condition_of
 from .errors import InvalidKnowledgeBaseFile
 from .records import (
     Answer,
@@ -172,6 +173,7 @@ class KnowledgeBaseReader:
         self._default_spaces = 0
         self._seen: dict[str, set] = {}
         self._units_read = 0
+        self._item_targets: list[tuple[int, int]] = []  # complements' targetItem refs: (id, line)
         self._slot_items: set[int] = set()  # ids of the slot items read so far
         self._slot_refs: list[tuple[int, int]] = []  # usesSlot refs: (id, line), checked at the section's end
 
@@ -310,6 +312,8 @@ class KnowledgeBaseReader:
             self._check_text(element.text, element)
             if name == "spaces" and self._spaces and self._default_spaces != 1:
                 raise self._error(errors.INVALID_VALUE, "Exactly one space must be the default one.", element)
+            if name == "knowledgeItems":
+                self._check_item_targets()
             if name == "knowledgeItems":
                 self._check_slot_refs()
 
@@ -489,13 +493,21 @@ class KnowledgeBaseReader:
                 if self.validate and kind != "complementary":
                     raise self._error(errors.INVALID_VALUE, "complement is only for kind 'complementary'.", child)
                 tags = [_int(target.get("ref")) for target in child.iterchildren("targetTag")]
+                items = [_int(target.get("ref")) for target in child.iterchildren("targetItem")]
                 if self.validate:
                     for target, tag_id in zip(child.iterchildren("targetTag"), tags, strict=True):
                         self._tag_exists(tag_id, target, "ref")
+                    # An item may target one defined further on: checked when the section ends.
+                    for target, item_id in zip(child.iterchildren("targetItem"), items, strict=True):
+                        self._item_targets.append((item_id, target.sourceline))
                 item.complement = Complement(
                     position=child.get("position", "after"),
                     whole_knowledge_base=_flag(child.get("wholeKnowledgeBase"), False),
                     tags=tags,
+                    items=items,
+                    activation=child.get("activation", "always"),
+                    n=_int(child.get("n")) or 1,
+                    conditions=[condition_of(condition) for condition in child.iterchildren("condition")],
                 )
             elif tag in SLOT_PARTS:
                 self._slot_part(item, kind, child)
@@ -629,6 +641,17 @@ class KnowledgeBaseReader:
                     f"usesSlot: knowledge item {item_id} is not a slot item of the knowledgeItems section.",
                     line,
                     self._column(line, "usesSlot", "ref"),
+                )
+
+    def _check_item_targets(self):
+        items = self._seen.get("item", set())
+        for item_id, line in self._item_targets:
+            if item_id not in items:
+                raise InvalidKnowledgeBaseFile(
+                    errors.DANGLING,
+                    f"Knowledge item {item_id} is not defined in the knowledgeItems section.",
+                    line,
+                    self._column(line, "targetItem", "ref"),
                 )
 
     def _tag_exists(self, tag_id, element, attribute: str):

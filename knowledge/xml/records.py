@@ -47,6 +47,11 @@ class Complement:
     position: str
     whole_knowledge_base: bool = False
     tags: list[int] = field(default_factory=list)
+    items: list[int] = field(default_factory=list)  # the knowledge item ids it targets
+    activation: str = "always"  # how often: always, once_per_dialog, every_n_interactions, n_per_dialog
+    n: int = 1
+    # context conditions on the dialog's variables: [{"variable", "operator", "value"}], all must hold
+    conditions: list[dict] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ import json
 import re
 
 from . import FORMAT_VERSION
+from .conditions import condition_attributes
 from .records import (
     Answer,
     GlobalSentence,
@@ -213,9 +214,17 @@ class KnowledgeBaseWriter:
             attrib = {"position": complement.position}
             if complement.whole_knowledge_base:
                 attrib["wholeKnowledgeBase"] = "true"
+            if complement.activation != "always":
+                attrib["activation"] = complement.activation
+            if complement.n != 1:
+                attrib["n"] = complement.n
             self._start("complement", attrib)
             for tag_id in complement.tags:
                 self._leaf("targetTag", {"ref": tag_id})
+            for item_id in complement.items:
+                self._leaf("targetItem", {"ref": item_id})
+            for condition in complement.conditions:
+                self._leaf("condition", condition_attributes(condition))
             self._end()
         if record.event_rules is not None:
             self._leaf("eventRules", None, json_text(record.event_rules))
