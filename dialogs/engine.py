@@ -13,7 +13,7 @@ from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
 from knowledge.snapshot import Snapshot, snapshot_for
 
-from . import branches, complements, contexts, handover, statements, variables
+from . import branches, clicks, complements, contexts, handover, mailto, spaces, statements, variables
 from .clock import epoch_ms
 from .handover import LEAVE_QUEUE_INPUT, Code, Reply
 from .models import Dialog, Interaction
@@ -23,7 +23,8 @@ from .rich import rich_payload
 from .slots import flow as slots
 
 K = GlobalSentence.Kind
-PUSH_CONDITION = re.compile(r"^_pushcondition_:(\d+)$")
+# A push rule fired in the chatbox: on an event-triggered item (kId) or a goal page (bgpId).
+PUSH_CONDITION = re.compile(r"^_(?:pushcondition|goalpage)_:(\d+)$")
 # Language detection switches the dialog's language only when it is this sure (short inputs are not).
 DETECTION_MIN_CONFIDENCE = 0.5
 # What a talk may change on a running dialog (dialogs/statements.py writes them in one UPDATE).
@@ -125,7 +126,12 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
     elif text == LEAVE_QUEUE_INPUT and livechat:
         answer = Reply(text="", type_response=Code.LEAVE_QUEUE)
     elif match := PUSH_CONDITION.match(text):
-        answer = _pushed(snapshot, dialog, int(match.group(1)), request) or _understand(snapshot, dialog, request, text)
+        # A push for an item that may not be pushed (unpublished, not an event) is refused silently.
+        answer = _pushed(snapshot, dialog, int(match.group(1)), request) or clicks.followed()
+    elif mailto.is_mailto(text):
+        answer = mailto.export(bot, dialog, text)
+    elif clicks.is_click(request.origin):
+        answer = clicks.answer(snapshot, dialog, request, text, item_answer=_item_answer, understand=_understand)
     else:
         if bot.language_detection and request.language_detection and len(snapshot.languages) > 1 and text:
             detected, confidence = matching.detect_language(text, snapshot.languages)
@@ -155,7 +161,7 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
             interaction = Interaction(
                 dialog=dialog,
                 bot_id=bot.pk,
-                counted=not dialog.qualification_mode,
+                counted=not dialog.qualification_mode and clicks.counted(answer.type_response),
                 created_at=now,
                 user_input=request.user_input,
                 answer=answer.text,
@@ -295,6 +301,9 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
             dialog.misunderstood_streak = 0
             dialog.current_node_id = item_id if snapshot.items[item_id].has_children else None
             return answer
+    # Answered only in another consultation space: offer that space (before any rewording here).
+    if result.outcome != "direct" and (offer := spaces.offer(snapshot, dialog, matcher, text, space_id, _reword_text)):
+        return offer
     if result.outcome == "reword" and result.candidates:
         questions = [_reword_text(snapshot, language, candidate) for candidate in result.candidates[:3]]
         intro = global_sentence(snapshot.sentences, language, K.REWORD_INTRO)

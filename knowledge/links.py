@@ -6,17 +6,27 @@ import re
 GROUP_REFERENCE = re.compile(r"\{\s*([^{}]+?)\s*\}")
 
 
-def reword_link(question: str, link_type: str = "reword_auto") -> str:
-    """A link that makes the chatbox send `question` as the next talk (client-contract.md §3).
+def reword_link(question: str, link_type: str = "reword_auto", **options: str) -> str:
+    """A link that makes the chatbox send `question` as the next talk (client-contract.md §3); the
+    options (e.g. space= for a change of consultation space) come back in its extraParameters.
 
     The chatbox decodes entities once before it runs the onclick, so a double quote would end the
     attribute: it is replaced; a single quote is backslash-escaped for the JavaScript string.
     """
     shown = question.replace('"', "'")
-    js = shown.replace("\\", "\\\\").replace("'", "\\'")
+    js = _js_string(shown)
+    extra = "".join(
+        f",'{name}':'{_js_string(str(value).replace(chr(34), chr(39)))}'" for name, value in options.items()
+    )
     # Single quotes stay literal, as in the chatbox's own test data; & < > are escaped once.
-    onclick = html.escape(f"try {{reword('{js}',{{'type':'{link_type}'}}); return false;}}catch(e){{}}", quote=False)
+    onclick = html.escape(
+        f"try {{reword('{js}',{{'type':'{link_type}'{extra}}}); return false;}}catch(e){{}}", quote=False
+    )
     return f'<a href="#" class="reword" onclick="{onclick}">{html.escape(shown, quote=False)}</a>'
+
+
+def _js_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
 def plain_formulation(text: str) -> str:

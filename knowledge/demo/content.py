@@ -118,11 +118,16 @@ ITEMS = [
         "tag": "Agences",
         "fr": (
             ["Où se trouve l'agence la plus proche ?", "Trouver une agence", "~adresse de l'agence"],
-            'Toutes nos agences sont sur <a href="https://example.org/agences" target="_blank">la carte des agences</a>.',
+            'Toutes nos agences sont sur <a href="https://example.org/agences" target="_blank">la carte des agences</a>.'
+            # A link to another item (a click sends extraParameters redirection_knowledge).
+            + " Voir aussi : "
+            + _link("Quels sont vos horaires d'ouverture ?"),
         ),
         "en": (
             ["Where is the nearest branch?", "Find a branch", "~branch address"],
-            'All our branches are on <a href="https://example.org/branches" target="_blank">the branch map</a>.',
+            'All our branches are on <a href="https://example.org/branches" target="_blank">the branch map</a>.'
+            + " See also: "
+            + _link("What are your opening hours?"),
         ),
     },
     {
@@ -496,6 +501,21 @@ ITEMS = [
         ),
     },
     {
+        # Answered in space Pro only: asked in Defaut, the bot offers to change space (space redirection).
+        "label": "Payment terminal",
+        "tag": "Compte",
+        "fr": (["Comment obtenir un terminal de paiement ?", "~TPE", "~terminal de paiement pour mon commerce"], None),
+        "en": (["How do I get a card payment terminal?", "~payment terminal"], None),
+        "spaces": {
+            "Pro": {
+                "fr": "Votre conseiller professionnel installe un <b>terminal de paiement</b> sous 5 jours : "
+                "demandez-le dans l'espace Pro › Encaissements.",
+                "en": "Your business advisor installs a <b>card payment terminal</b> within 5 days: ask for it in "
+                "Business › Payments.",
+            }
+        },
+    },
+    {
         # Slot filling (SLOT_FILLING below): asks the day and the phone number the sentence lacks.
         "label": "Appointment",
         "tag": "Agences",
@@ -592,7 +612,6 @@ SURVEYS = {
     }
 }
 
-
 # Slot filling (dialogs/slots/): per item label, its introductory sentence and the slot items it needs,
 # in the order they are asked; the bot preference bot.no.group.uuid names the group NO_GROUP.
 SLOT_FILLING = {
@@ -629,6 +648,7 @@ SLOT_FILLING = {
     }
 }
 NO_GROUP = "Non"
+
 
 # Rich answers (client-contract.md §3), one item of each kind so a person can try them: quick replies,
 # a product card, a carousel of cards, a sidebar, a GUI action, a URL redirection, a multi-step answer

@@ -99,18 +99,19 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
         ]
         feedback = spec.get("feedback", False)
         livechat = spec.get("livechat", False)
-        answers.append(
-            Answer(
-                item=item,
-                language=language,
-                space=spaces["Defaut"],
-                text=answer,
-                ask_feedback=feedback,
-                livechat=livechat,
-                # template, sidebar, GUI action, URL redirection, steps
-                **spec.get("rich", {}).get(language, {}),
+        if answer is not None:  # None: answered only in the spaces below
+            answers.append(
+                Answer(
+                    item=item,
+                    language=language,
+                    space=spaces["Defaut"],
+                    text=answer,
+                    ask_feedback=feedback,
+                    livechat=livechat,
+                    # template, sidebar, GUI action, URL redirection, steps
+                    **spec.get("rich", {}).get(language, {}),
+                )
             )
-        )
         answers += [
             Answer(
                 item=item,
