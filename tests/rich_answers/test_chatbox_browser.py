@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import browser, chat_page, demo_bot_live  # noqa: F401 (fixtures)
-
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
 

@@ -45,7 +45,10 @@ def test_quick_replies_arrive_as_the_template_the_chatbox_parses(chatbox, demo_b
     assert "reword('La carte Visa Premier',{'type':'redirection_knowledge'})" in buttons["button1"]
     # Each button asks a question the bot answers.
     for question in ("La carte Visa Premier", "Nos offres de compte", "J'ai perdu ma carte"):
-        assert chatbox.talk(question, extra='{"type":"redirection_knowledge"}')["typeResponse"] != "GBMisunderstoodQuestion"
+        assert (
+            chatbox.talk(question, extra='{"type":"redirection_knowledge"}')["typeResponse"]
+            != "GBMisunderstoodQuestion"
+        )
 
 
 def test_a_product_card_holds_exactly_the_product_fields(chatbox, demo_bot):
@@ -113,7 +116,7 @@ def test_hr_stays_in_the_text_where_the_chatbox_splits_bubbles(chatbox):
 def test_non_ascii_template_data_survives_the_base64_round_trip(chatbox, demo_bot):
     fields = {
         "title": "Carte « Éclat » — 𝒱isa",
-        "subtitle": "Plafond 3 000 € ; 日本語 ; emoji 💳 ; guillemets \"doubles\" et \\ barre",
+        "subtitle": 'Plafond 3 000 € ; 日本語 ; emoji 💳 ; guillemets "doubles" et \\ barre',
         "numeric": "9,90 €",
         "buttonA": '<a href="#" onclick="reword(\'Où ?\')">Où ?</a>',
     }
