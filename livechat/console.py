@@ -1,17 +1,12 @@
 """The operators' console as a service: what it shows when it opens, and each action it sends
 ({"action": …}) carried out by the live-chat services. The websocket consumer only parses and replies."""
 
-from django.db.models import Q
 from django.utils import timezone
-from django.utils.html import strip_tags
 
 from bots.servlet.errors import InvalidField, MissingField
-from knowledge.models import Answer, KnowledgeItem
 
-from . import callbacks, operating, panel, presence, queue
+from . import callbacks, canned, operating, panel, presence, queue
 from .models import LivechatRequest, Operator
-
-CANNED_LIMIT = 20
 
 
 def connect(user) -> Operator:
@@ -82,7 +77,8 @@ def act(operator_id: int, action: dict) -> dict | None:
         operating.end(operator, dialog)
         return {"type": "ok", "action": "end", "dialog": dialog}
     if name == "canned":
-        return {"type": "canned", "answers": canned_answers(operator, dialog, str(action.get("q", "")))}
+        request = operating.find_request(operator, dialog, lock=False)
+        return {"type": "canned", "answers": canned.search(request, str(action.get("q", "")))}
     if name == "callback":
         return {
             "type": "callback",
@@ -93,24 +89,3 @@ def act(operator_id: int, action: dict) -> dict | None:
     if not name:
         raise MissingField("action")
     raise InvalidField("action", f"unknown action {name[:40]!r}")
-
-
-def canned_answers(operator: Operator, dialog, search: str) -> list[dict]:
-    """The knowledge base's published predefined answers for the dialog's bot and language, searchable."""
-    request = operating.find_request(operator, dialog, lock=False)
-    items = KnowledgeItem.objects.filter(
-        bot_id=request.bot_id, kind=KnowledgeItem.Kind.PREDEFINED, status=KnowledgeItem.Status.PUBLISHED
-    )
-    answers = Answer.objects.filter(item__in=items, language=request.dialog.language).select_related("item")
-    search = search.strip()[:100]
-    if search:
-        answers = answers.filter(Q(item__label__icontains=search) | Q(text__icontains=search))
-    found, seen = [], set()
-    for answer in answers.order_by("item__position", "item_id", "space_id"):
-        if answer.item_id in seen:
-            continue
-        seen.add(answer.item_id)
-        found.append({"id": answer.item_id, "label": answer.item.label, "text": strip_tags(answer.text).strip()})
-        if len(found) >= CANNED_LIMIT:
-            break
-    return found

@@ -1745,6 +1745,12 @@
     canned.items.forEach(function (answer, index) {
       var label = el("span", { class: "canned-label" });
       label.appendChild(highlight(answer.label, q));
+      if (answer.theme) {
+        // The predefined answer's theme (its tag), as the product shows it.
+        var theme = el("span", { class: "canned-theme", "data-testid": "canned-theme" });
+        theme.appendChild(highlight(answer.theme, q));
+        label.appendChild(theme);
+      }
       var text = el("span", { class: "canned-text" });
       text.appendChild(highlight(answer.text, q));
       var button = el("button", {
