@@ -142,3 +142,17 @@ def test_a_plain_answer_carries_no_rich_field(chatbox):
     values = chatbox.talk("Comment faire un virement ?")
     rich = {"sidebar", "templateName", "templateData", "guiAction", "urlRedirect", "nextStepResponse"}
     assert rich.isdisjoint(values)
+
+
+def test_a_rich_answer_costs_the_statements_of_any_talk(chatbox):
+    from tests.speed.test_talk_queries import RUNNING, statements_of
+
+    chatbox.talk("Bonjour")
+    chatbox.talk("Comment activer le paiement sans contact ?")  # its answer is read once per knowledge version
+    for question in (
+        "Comment activer le paiement sans contact ?",
+        "Nos offres de compte",
+        "Comment faire un virement ?",
+    ):
+        chatbox.talk(question)
+        assert statements_of(chatbox, question) == RUNNING
