@@ -21,6 +21,7 @@ from ..xml.reader import MAX_NESTING
 from ..xml.writer import KnowledgeBaseWriter
 from .preferences import bot_preferences
 from .rows import quote
+from .surveys import write_surveys
 
 CHUNK_BYTES = 256 * 1024
 ITEM_BATCH = 900  # items whose formulations and answers are fetched together (SQLite: ≤ 999 parameters)
@@ -82,6 +83,8 @@ def _knowledge_base(writer, bot, *, gallery: bool, preferences: bool, progress):
         if count % 500 == 0:
             yield
     writer.close_section()
+
+    write_surveys(writer, bot)
 
     writer.open_section("knowledgeItems")
     written = 0
@@ -216,6 +219,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
         "ask_feedback",
         "livechat",
         "livechat_competency",
+        "survey_id",
     ):
         (
             item_id,
@@ -231,6 +235,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
             feedback,
             livechat,
             competency,
+            survey,
         ) = row
         answers.setdefault(item_id, []).append(
             records.Answer(
@@ -246,6 +251,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
                 ask_feedback=feedback,
                 livechat=livechat,
                 competency=competency,
+                survey=str(survey) if survey else "",
             )
         )
     featured = set(KnowledgeItem.objects.filter(pk__in=ids, featured=True).values_list("id", flat=True))

@@ -32,6 +32,7 @@ from . import vectors
 from .deleting import StillReferenced, delete_gallery, delete_knowledge
 from .preferences import set_preference
 from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
+from .surveys import SurveyLoader
 
 ComplementTag = KnowledgeItem.complement_tags.through
 ComplementItem = KnowledgeItem.complement_items.through
@@ -216,8 +217,10 @@ class _Loader:
                 "ask_feedback",
                 "livechat",
                 "livechat_competency",
+                "survey",
             ],
         )
+        self.surveys = SurveyLoader(bot)
         self.complement_tags = RowSink(ComplementTag, ["knowledgeitem", "tag"])
         # A target may come later in the file: the foreign keys are checked at commit (deferred).
         self.complement_items = RowSink(ComplementItem, ["from_knowledgeitem", "to_knowledgeitem"])
@@ -362,6 +365,7 @@ class _Loader:
                     answer.ask_feedback,
                     answer.livechat,
                     answer.competency,
+                    self.surveys.answer_value(answer.survey),
                 )
             )
         if complement:
@@ -369,6 +373,9 @@ class _Loader:
                 self.complement_tags.add((item_id, self._tag(tag_id)))
             for target_id in dict.fromkeys(complement.items):
                 self.complement_items.add((item_id, self._item(target_id)))
+
+    def _Survey(self, record):
+        self.surveys.add(record)
 
     def _GlobalSentence(self, record: records.GlobalSentence):
         self.sentences.add((self.bot.pk, record.language, record.kind, record.text))

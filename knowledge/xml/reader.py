@@ -27,7 +27,7 @@ from lxml import etree
 from bots.models import DEFAULT_SPACE_ALIASES
 
 from .. import rich_answers
-from . import FORMAT_VERSION, errors, schema
+from . import FORMAT_VERSION, errors, schema, surveys
 from .conditions import condition_of
 from .errors import InvalidKnowledgeBaseFile
 from .records import (
@@ -64,6 +64,7 @@ SECTIONS = (
     "spaces",
     "tags",
     "matchingGroups",
+    "surveys",
     "knowledgeItems",
     "globalSentences",
     "gallery",
@@ -74,6 +75,7 @@ SECTION_UNIT = {
     "spaces": "space",
     "tags": "tag",
     "matchingGroups": "matchingGroup",
+    "surveys": "survey",
     "knowledgeItems": "knowledgeItem",
     "globalSentences": "globalSentence",
     "gallery": "image",
@@ -452,6 +454,24 @@ class KnowledgeBaseReader:
             members=[member.text or "" for member in element.iterchildren("member")],
         )
 
+    def _read_survey(self, element, unit) -> surveys.Survey:
+        survey = surveys.read(element)
+        if self.validate:
+            self._unique("survey", survey.uuid, element, f"Survey uuid {survey.uuid} is used twice.", "uuid")
+            self._unique(
+                "survey name",
+                (survey.name, survey.language),
+                element,
+                f"Two surveys are named '{survey.name}' in language '{survey.language}'.",
+                "name",
+            )
+            self._language_exists(survey.language, element)
+            wrong = surveys.problem(survey)
+            if wrong is not None:
+                index, reason = wrong
+                raise self._error(errors.INVALID_VALUE, reason, list(element.iterchildren("field"))[index])
+        return survey
+
     def _read_knowledgeItem(self, element, unit) -> KnowledgeItem:
         kind = element.get("kind", "question")
         item = KnowledgeItem(
@@ -535,10 +555,15 @@ class KnowledgeBaseReader:
             ask_feedback=_flag(element.get("askFeedback"), False),
             livechat=_flag(element.get("livechat"), False),
             competency=element.get("competency", ""),
+            survey=element.get("survey", "").lower(),
         )
         if self.validate:
             self._language_exists(answer.language, element)
             self._space_exists(answer.space, element)
+            if answer.survey and answer.survey not in self._seen.get("survey", ()):
+                raise self._error(
+                    errors.DANGLING, f"Survey {answer.survey} is not defined in the surveys section.", element, "survey"
+                )
         for part in element:
             tag = part.tag
             if tag == "text":

@@ -69,6 +69,7 @@ class Answer:
     ask_feedback: bool = False
     livechat: bool = False
     competency: str = ""
+    survey: str = ""  # the UUID of the survey the answer carries (one of the file's surveys)
 
 
 @dataclass(slots=True)

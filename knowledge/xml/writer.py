@@ -14,7 +14,7 @@ import base64
 import json
 import re
 
-from . import FORMAT_VERSION
+from . import FORMAT_VERSION, surveys
 from .conditions import condition_attributes
 from .records import (
     Answer,
@@ -187,6 +187,9 @@ class KnowledgeBaseWriter:
             self._leaf("member", None, member)
         self._end()
 
+    def survey(self, record: surveys.Survey):
+        surveys.write(self, record)
+
     def knowledge_item(self, record: KnowledgeItem):
         """Items come depth-first; one deeper than the previous is its decision-tree child."""
         while self._items and len(self._items) > record.depth:
@@ -265,6 +268,8 @@ class KnowledgeBaseWriter:
             attrib["livechat"] = "true"
         if answer.competency:
             attrib["competency"] = answer.competency
+        if answer.survey:
+            attrib["survey"] = answer.survey
         self._start("answer", attrib)
         if answer.text:
             self._leaf("text", None, answer.text)
