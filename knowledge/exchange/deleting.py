@@ -13,7 +13,7 @@ from django.db import connection, models, transaction
 
 from bots.servlet.errors import ServletError
 
-from ..models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
+from ..models import Answer, AnswerBranch, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 from ..signals import bump_knowledge_version
 from .rows import quote, refresh_statistics
 
@@ -28,6 +28,7 @@ KNOWLEDGE_MODELS = (
     Tag,
     MatchingGroup,
     GlobalSentence,
+    AnswerBranch,
 )
 OWN_MODELS = frozenset((*KNOWLEDGE_MODELS, GalleryImage))
 
@@ -84,6 +85,7 @@ def delete_knowledge(bot, *, gallery: bool, returning_item_ids=None) -> None:
             (ComplementItem, "to_knowledgeitem_id"),
             (Formulation, "item_id"),
             (Answer, "item_id"),
+            (AnswerBranch, "item_id"),
         ):
             cursor.execute(f"DELETE FROM {quote(model._meta.db_table)} WHERE {quote(column)} {of_bot_items}", [bot.pk])
         # Decision-tree parents and tags point at rows deleted in the same statement: the foreign

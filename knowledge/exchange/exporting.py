@@ -19,6 +19,7 @@ from ..models import Answer, Formulation, GalleryImage, GlobalSentence, Knowledg
 from ..xml import records
 from ..xml.reader import MAX_NESTING
 from ..xml.writer import KnowledgeBaseWriter
+from .branches import add_branches
 from .preferences import bot_preferences
 from .rows import quote
 from .surveys import write_surveys
@@ -254,6 +255,7 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
                 survey=str(survey) if survey else "",
             )
         )
+    add_branches(answers, ids, space_names)
     featured = set(KnowledgeItem.objects.filter(pk__in=ids, featured=True).values_list("id", flat=True))
     slot_filling = _slot_filling(ids)
     complement_rules = _complement_rules([row[1] for row in batch if row[2] == KnowledgeItem.Kind.COMPLEMENTARY])

@@ -29,6 +29,7 @@ from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
 from . import vectors
+from .branches import BranchRows
 from .deleting import StillReferenced, delete_gallery, delete_knowledge
 from .preferences import set_preference
 from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
@@ -225,6 +226,7 @@ class _Loader:
         # A target may come later in the file: the foreign keys are checked at commit (deferred).
         self.complement_items = RowSink(ComplementItem, ["from_knowledgeitem", "to_knowledgeitem"])
         self.sentences = RowSink(GlobalSentence, ["bot", "language", "kind", "text"])
+        self.branches = BranchRows()
         self.sinks = (
             self.tags,
             self.groups,
@@ -233,6 +235,7 @@ class _Loader:
             self.answers,
             self.complement_tags,
             self.complement_items,
+            self.branches.sink,
             self.sentences,
         )
 
@@ -368,6 +371,7 @@ class _Loader:
                     self.surveys.answer_value(answer.survey),
                 )
             )
+            self.branches.add(item_id, answer, self.spaces[answer.space.lower()])
         if complement:
             for tag_id in dict.fromkeys(complement.tags):
                 self.complement_tags.add((item_id, self._tag(tag_id)))

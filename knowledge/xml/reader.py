@@ -32,6 +32,7 @@ from .conditions import condition_of
 from .errors import InvalidKnowledgeBaseFile
 from .records import (
     Answer,
+    AnswerBranch,
     Complement,
     GlobalSentence,
     Header,
@@ -579,6 +580,8 @@ class KnowledgeBaseReader:
                 answer.url_redirect = part.text or ""
             elif tag == "step":
                 answer.steps.append(self._step(part))
+            elif tag == "branch":
+                answer.branches.append(self._branch(part))
         if self.validate:
             try:
                 rich_answers.check_answer(
@@ -590,6 +593,20 @@ class KnowledgeBaseReader:
             except rich_answers.RichAnswerError as error:
                 raise self._error(errors.INVALID_VALUE, str(error), element) from None
         return answer
+
+    def _branch(self, element) -> AnswerBranch:
+        branch = AnswerBranch()
+        for part in element:
+            if part.tag == "condition":
+                branch.conditions.append(condition_of(part))
+            elif part.tag == "text":
+                branch.text = part.text or ""
+            elif part.tag == "setVariable":
+                name = part.get("name", "")
+                if self.validate and name in branch.set_variables:
+                    raise self._error(errors.DUPLICATE, f"The branch sets '{name}' twice.", part, "name")
+                branch.set_variables[name] = part.text or ""
+        return branch
 
     def _step(self, element) -> dict:
         step = {"text": ""}

@@ -55,6 +55,15 @@ class Complement:
 
 
 @dataclass(slots=True)
+class AnswerBranch:
+    """Another answer in the same language and space, chosen by context conditions (in file order)."""
+
+    conditions: list[dict] = field(default_factory=list)  # [{"variable", "operator", "value"}], all hold
+    text: str = ""
+    set_variables: dict = field(default_factory=dict)  # stored on the dialog when the branch answers
+
+
+@dataclass(slots=True)
 class Answer:
     language: str
     space: str
@@ -70,6 +79,7 @@ class Answer:
     livechat: bool = False
     competency: str = ""
     survey: str = ""  # the UUID of the survey the answer carries (one of the file's surveys)
+    branches: list[AnswerBranch] = field(default_factory=list)  # in priority order
 
 
 @dataclass(slots=True)

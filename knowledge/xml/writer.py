@@ -287,6 +287,19 @@ class KnowledgeBaseWriter:
             if step.get("sidebar") is not None:
                 self._leaf("sidebar", None, json_text(step["sidebar"]))
             self._end()
+        for branch in answer.branches:
+            self._branch(branch)
+        self._end()
+
+    def _branch(self, branch):
+        self._start("branch")
+        for condition in branch.conditions:
+            self._leaf("condition", condition_attributes(condition))
+        if branch.text:
+            self._leaf("text", None, branch.text)
+        # By name: PostgreSQL's jsonb keeps no key order, and the same knowledge gives the same bytes.
+        for name, value in sorted(branch.set_variables.items()):
+            self._leaf("setVariable", {"name": name}, value)
         self._end()
 
     def global_sentence(self, record: GlobalSentence):
