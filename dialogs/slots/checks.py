@@ -54,14 +54,17 @@ def slots_help(bot_id: int | None) -> str:
 
 def _texts(formfield, bot_id):
     formfield.validators.append(validate_texts)
+    formfield.widget.attrs["rows"] = 3  # a line or two per language
 
 
 def _values(formfield, bot_id):
     formfield.validators.append(validate_values)
+    formfield.widget.attrs["rows"] = 2
 
 
 def _slots(formfield, bot_id):
     formfield.validators.append(slots_validator(bot_id))
+    formfield.widget.attrs["rows"] = 1
     formfield.help_text = slots_help(bot_id)
 
 
