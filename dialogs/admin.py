@@ -1,5 +1,7 @@
 """Back office for dialogs: reading conversations, GDPR requests and client errors."""
 
+import json
+
 from django.contrib import admin, messages
 from django.db.models import Count, Q
 from django.utils.html import format_html, format_html_join, strip_tags
@@ -40,7 +42,7 @@ class DialogAdmin(BotScopedAdmin):
         ("language", "space"),
         ("first_activity", "last_activity", "archived_at"),
         "conversation",
-        "variables",
+        "variable_list",
         ("browser", "os"),
         "user_url",
     ]
@@ -54,7 +56,7 @@ class DialogAdmin(BotScopedAdmin):
         "last_activity",
         "archived_at",
         "conversation",
-        "variables",
+        "variable_list",
         "browser",
         "os",
         "user_url",
@@ -103,6 +105,24 @@ class DialogAdmin(BotScopedAdmin):
     @admin.display(description="State")
     def state(self, dialog):
         return "archived" if dialog.is_revoked() else "active"
+
+    @admin.display(description="Variables")
+    def variable_list(self, dialog):
+        """The dialog's variables as context conditions read them (talk, chat/variable, answers, slots)."""
+        variables = dialog.variables if isinstance(dialog.variables, dict) else {}
+        if not variables:
+            return "—"
+        return format_html(
+            '<table data-testid="dialog-variables" style="width:auto"><tbody>{}</tbody></table>',
+            format_html_join(
+                "",
+                '<tr><th scope="row" style="padding-right:1rem"><code>{}</code></th><td>{}</td></tr>',
+                (
+                    (name, value if isinstance(value, str) else json.dumps(value))
+                    for name, value in sorted(variables.items())
+                ),
+            ),
+        )
 
     @admin.display(description="Conversation")
     def conversation(self, dialog):

@@ -6,8 +6,8 @@ from .conditions import first_holding
 
 def answer_text(snapshot, dialog, item_id: int, answer) -> str:
     """The text of the first branch of `answer` (same item, language and space) whose conditions hold on
-    the dialog's variables, else the answer's own text. The chosen branch's variables are set on the
-    dialog (the talk stores what changed)."""
+    the dialog's variables, else the answer's own text (also for a branch without text: one that only
+    sets variables). The chosen branch's variables are set on the dialog (the talk stores what changed)."""
     branches = snapshot.branches.get((item_id, answer.language, answer.space_id))
     if not branches:
         return answer.text
@@ -16,4 +16,4 @@ def answer_text(snapshot, dialog, item_id: int, answer) -> str:
         return answer.text
     if branch.set_variables:
         dialog.variables = {**(dialog.variables or {}), **dict(branch.set_variables)}
-    return branch.text
+    return branch.text or answer.text

@@ -15,7 +15,7 @@ from dialogs.slots import checks as slot_checks
 
 from . import rich_answers
 from .branches import validate_conditions
-from .models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
+from .models import Answer, AnswerBranch, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 
 
 class FormulationInline(admin.TabularInline):
@@ -65,6 +65,20 @@ class AnswerInline(admin.StackedInline):
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+class AnswerBranchInline(AnswerInline):
+    """Context conditions: other answers per language and space, the first whose conditions hold wins."""
+
+    model = AnswerBranch
+    form = forms.ModelForm
+    fields = [("language", "space", "position"), "conditions", "text", "set_variables"]
+    verbose_name = "answer branch"
+    verbose_name_plural = (
+        "Answer branches (context conditions): for a language and space, the first branch by priority whose "
+        "conditions all hold on the dialog's variables answers instead of the answer (no text: the answer's "
+        "text, with the branch's variables set); no condition: always holds"
+    )
+
+
 @admin.register(KnowledgeItem)
 class KnowledgeItemAdmin(BotScopedAdmin):
     list_display = ["__str__", "question", "kind", "status_badge", "featured", "tag", "parent", "bot"]
@@ -74,7 +88,7 @@ class KnowledgeItemAdmin(BotScopedAdmin):
     search_fields = ["label", "formulations__text"]
     list_select_related = ["tag", "parent", "bot"]
     actions = ["publish", "disable", "back_to_draft", "feature", "unfeature"]
-    inlines = [FormulationInline, AnswerInline]
+    inlines = [FormulationInline, AnswerInline, AnswerBranchInline]
     fieldsets = [
         (None, {"fields": ["bot", "label", ("kind", "status", "featured"), "tag"]}),
         ("Decision tree", {"fields": [("parent", "direct_access"), "position"]}),

@@ -431,6 +431,52 @@ ITEMS = [
             'Try <a href="https://example.org/loans" target="_blank">our loan simulator</a>; '
             "an advisor calls you back within 48 hours.",
         ),
+        # Context conditions (knowledge/demo/branches.py): the first branch whose conditions all hold on the
+        # dialog's variables answers; else the answer above. « Je suis chef d'entreprise » sets client_type.
+        "branches": {
+            "fr": [
+                (
+                    [("client_type", "is", "pro")],
+                    "Pour votre activité : <b>crédit immobilier professionnel dès 4,1 %</b> sur 15 ans ; "
+                    "votre conseiller entreprises étudie votre projet sous 48 h.",
+                ),
+                (
+                    [("age", "less", "30")],
+                    "<b>Prêt Jeune Propriétaire</b> pour les moins de 30 ans : 3,2 % sur 25 ans, sans frais de "
+                    "dossier. Simulez-le sur "
+                    '<a href="https://example.org/credit" target="_blank">notre simulateur</a>.',
+                ),
+            ],
+            "en": [
+                (
+                    [("client_type", "is", "pro")],
+                    "For your business: <b>commercial mortgages from 4.1%</b> over 15 years; your business "
+                    "advisor studies your project within 48 hours.",
+                ),
+                (
+                    [("age", "less", "30")],
+                    "<b>First-home loan</b> for under-30s: 3.2% over 25 years, no arrangement fee. Try "
+                    '<a href="https://example.org/loans" target="_blank">our loan simulator</a>.',
+                ),
+            ],
+        },
+    },
+    {
+        # Sets a dialog variable (a branch without condition nor text: the answer, and the variable set).
+        "label": "I run a company",
+        "tag": "Crédits",
+        "fr": (
+            ["Je suis chef d'entreprise", "~je suis un client professionnel", "~je suis une entreprise"],
+            "C'est noté : je vous réponds désormais en tant que <b>client professionnel</b>.",
+        ),
+        "en": (
+            ["I run a company", "~I am a business client", "~I own a business"],
+            "Noted: from now on I answer you as a <b>business customer</b>.",
+        ),
+        "branches": {
+            "fr": [([], "", {"client_type": "pro"})],
+            "en": [([], "", {"client_type": "pro"})],
+        },
     },
     {
         "label": "Savings rates",

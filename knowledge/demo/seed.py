@@ -15,6 +15,7 @@ from dialogs.surveys.demo import seed_demo_surveys
 from ..models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 from ..signals import bump_knowledge_version
 from . import content
+from .branches import seed_branches
 
 ADMIN_LOGIN = "admin"
 
@@ -124,6 +125,7 @@ def _create_item(bot, spec, spaces, tags, position, parent=None):
         ]
     Formulation.objects.bulk_create(formulations)
     Answer.objects.bulk_create(answers)
+    seed_branches(item, spec, spaces["Defaut"])
     for child_position, child in enumerate(spec.get("children", [])):
         _create_item(bot, child, spaces, tags, child_position, parent=item)
     return item
