@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from bots.admin_scoping import BotScopedAdmin
 from bots.models import Space
 from dialogs.conditions import OPERATORS
+from dialogs.models import Survey
 from dialogs.slots import checks as slot_checks
 
 from . import rich_answers
@@ -56,12 +57,15 @@ class AnswerInline(admin.StackedInline):
         "template_data",
         "sidebar",
         "steps",
+        "survey",
     ]
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         bot_id = getattr(request, "_knowledge_bot_id", None)
         if db_field.name == "space" and bot_id:
             kwargs["queryset"] = Space.objects.filter(bot_id=bot_id)
+        if db_field.name == "survey":  # the surveys of this bot (dialogs/surveys/), shown under the answer
+            kwargs["queryset"] = Survey.objects.filter(bot_id=bot_id) if bot_id else Survey.objects.none()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 

@@ -22,7 +22,7 @@ K = SurveyField.Kind
 
 class SurveyFieldForm(forms.ModelForm):
     options = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 28}),
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 18}),
         required=False,
         help_text="Choices and drop-down lists: one option per line.",
     )
@@ -30,6 +30,12 @@ class SurveyFieldForm(forms.ModelForm):
     class Meta:
         model = SurveyField
         fields = ["position", "kind", "label", "mandatory", "multiple", "max_length"]
+        widgets = {
+            "position": forms.NumberInput(attrs={"style": "width: 3.5em"}),
+            "kind": forms.Select(attrs={"style": "width: 13em"}),
+            "label": forms.TextInput(attrs={"size": 24}),
+            "max_length": forms.NumberInput(attrs={"style": "width: 5em"}),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -59,6 +65,18 @@ class SurveyFieldInline(admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).filter(parent__isnull=True)
+
+    def get_fields(self, request, obj=None):
+        # People who may only read see the options as text (the form's textarea is for editing).
+        shown = "options" if self.has_change_permission(request, obj) else "option_list"
+        return ["position", "kind", "label", "mandatory", "multiple", "max_length", shown]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["option_list"]
+
+    @admin.display(description="Options")
+    def option_list(self, row):
+        return ", ".join(row.children.order_by("position", "id").values_list("label", flat=True)) or "-"
 
 
 class SurveyAdminPermissions:
