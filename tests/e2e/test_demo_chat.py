@@ -66,7 +66,8 @@ def test_a_conversation_with_the_demo_bot(chat_page):
     expect(answers).to_have_count(3)
     rewording = answers.last
     expect(rewording).to_have_attribute("data-type", re.compile(r"^RW\w+Rewords?$"))
-    link = rewording.locator("a.reword").first
+    # "Quelles cartes proposez-vous ?" is offered too (the demo's quick replies): the lost card is clicked.
+    link = rewording.locator("a.reword", has_text="J'ai perdu ma carte")
     question = link.inner_text()
     link.click()
     expect(page.locator(".dcb-row-user .dcb-text").last).to_have_text(question)
