@@ -76,11 +76,9 @@ class AnswerBranchInline(AnswerInline):
     form = forms.ModelForm
     fields = [("language", "space", "position"), "conditions", "text", "set_variables"]
     verbose_name = "answer branch"
-    verbose_name_plural = (
-        "Answer branches (context conditions): for a language and space, the first branch by priority whose "
-        "conditions all hold on the dialog's variables answers instead of the answer (no text: the answer's "
-        "text, with the branch's variables set); no condition: always holds"
-    )
+    # For a language and space, the first branch by priority whose conditions all hold on the dialog's
+    # variables answers instead of the answer (no text: the answer's text, with the branch's variables set).
+    verbose_name_plural = "Answer branches (context conditions: the first whose conditions all hold answers)"
 
 
 @admin.register(KnowledgeItem)
