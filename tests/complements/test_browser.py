@@ -10,21 +10,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import browser  # noqa: F401 (the module's chromium)
-from tests.e2e.test_livechat import OPERATOR, PASSWORD, contexts, open_chat, open_console, say  # noqa: F401
-from tests.servers import Platform
+
+# The live-chat browser test's own platform (daphne with the operator lea), contexts and ways in.
+from tests.e2e.test_livechat import contexts, open_chat, open_console, platform, say  # noqa: F401
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=15_000)
 
 SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "complements"
 REMINDER = "ne vous demandera jamais votre code secret"
-
-
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    with Platform(tmp_path_factory.mktemp("complements-e2e")) as running:
-        running.add_operator(OPERATOR, PASSWORD)
-        yield running
 
 
 def shot(page, name: str):

@@ -7,6 +7,9 @@ import pytest
 
 from bots.models import Bot
 from knowledge.models import KnowledgeItem
+
+# The context conditions' own exchange test's set: every operator, text to escape.
+from tests.conditions.test_exchange import SENIOR as CONDITIONS
 from tests.knowledge.conftest import build_rich_bot, personas, upload  # noqa: F401 (personas is a fixture)
 from tests.knowledge.test_import import GOOD_ITEM, refused, small_file
 from tests.knowledge.test_round_trip import download
@@ -14,13 +17,6 @@ from tests.knowledge.test_round_trip import download
 from .conftest import F, P, make_complement, make_item
 
 pytestmark = pytest.mark.django_db
-
-CONDITIONS = [
-    {"variable": "client_type", "operator": "is", "value": "pro"},
-    {"variable": "age", "operator": "greater", "value": "25"},
-    {"variable": "email", "operator": "defined", "value": ""},
-    {"variable": "ville", "operator": "contained", "value": "Lille; Lyon & <Nice>"},
-]
 
 
 @pytest.fixture
