@@ -1,8 +1,11 @@
 """Talks that come from a click (extraParameters, servlet-api.md's table): a link to a page is recorded
 and answered with nothing visible; a link to knowledge answers that item; neither is ever "misunderstood"."""
 
+import html
+import re
 from collections.abc import Callable
 
+from knowledge.links import reword_onclick
 from knowledge.matching import normalise
 from knowledge.snapshot import Snapshot
 
@@ -35,6 +38,12 @@ LINK_FOLLOWED = "DMLinkClicked"
 # Answers that are no question of the visitor's: analytics leave their interactions out.
 NOT_COUNTED = frozenset({LINK_FOLLOWED, mailto.SENT, mailto.REFUSED})
 
+# The chatbox shows no question bubble for these clicks (client-contract.md §3, handleRewordClicked).
+UNSHOWN = frozenset({"redirection", "redirection_newpage", "redirection_invalidlink"})
+# A link to a web page in an answer, without a handler of its own.
+PAGE_LINK = re.compile(r"<a\b(?![^>]*\bonclick\s*=)[^>]*\bhref\s*=\s*\"(https?://[^\"]+)\"[^>]*>", re.IGNORECASE)
+NEW_TAB = re.compile(r"\btarget\s*=\s*\"_blank\"", re.IGNORECASE)
+
 Answerer = Callable[..., Reply | None]
 
 
@@ -45,6 +54,27 @@ def is_click(origin: str) -> bool:
 def counted(type_response: str) -> bool:
     """Whether analytics count an interaction with this answer (a followed link is no question)."""
     return type_response not in NOT_COUNTED
+
+
+def hidden_request(origin: str, user_input: str) -> bool:
+    """Whether the chatbox showed no bubble for this input (a page link's address, a push, an export):
+    replayed history hides it too."""
+    return origin in UNSHOWN or user_input.startswith(("_goalpage_:", "#dydumailto:"))
+
+
+def logged_links(answer: str) -> str:
+    """An answer's links to web pages get the handler that logs their click as a talk, as the product's
+    servers add it (client-contract.md §3): the page still opens, the click is recorded."""
+    if "<a" not in answer:
+        return answer
+
+    def log(match: re.Match) -> str:
+        tag = match.group(0)
+        kind = "redirection_newpage" if NEW_TAB.search(tag) else "redirection"
+        onclick = reword_onclick(html.unescape(match.group(1)), kind, follow=True)
+        return f'{tag[:-1].rstrip("/").rstrip()} onclick="{onclick}">'
+
+    return PAGE_LINK.sub(log, answer)
 
 
 def followed() -> Reply:

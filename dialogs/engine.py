@@ -368,7 +368,8 @@ def _item_answer(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int
     if getattr(main, "survey_id", None):  # the survey's UUID (the link's own column): no query
         payload["survey"] = str(main.survey_id)
     return Reply(
-        text=substitute_variables(text, dialog.variables),
+        # Links to web pages log their click as a talk (dialogs/clicks.py).
+        text=clicks.logged_links(substitute_variables(text, dialog.variables)),
         type_response=TypeResponse.UNDERSTOOD,
         knowledge_id=item_id,
         ask_feedback=main.ask_feedback,

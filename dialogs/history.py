@@ -5,6 +5,7 @@ visitor's message to an operator and the operator's answer that follows are repl
 and an operator's message carries `human: true` and the operator's name in `fromDetail`.
 """
 
+from . import clicks
 from .handover import Code
 from .models import Dialog, Interaction
 
@@ -42,7 +43,7 @@ def interaction_values(interaction: Interaction) -> dict:
         "date": interaction.created_at.strftime("%Y-%m-%d %H:%M:%S"),
         "timestamp": interaction.server_time_ms,
         "pollUpdatedInteractionDate": poll_time,
-        "hideRequest": not interaction.user_input,
+        "hideRequest": not interaction.user_input or clicks.hidden_request(interaction.origin, interaction.user_input),
     }
     if interaction.knowledge_item_id:
         values["knowledgeId"] = interaction.knowledge_item_id

@@ -14,15 +14,20 @@ def reword_link(question: str, link_type: str = "reword_auto", **options: str) -
     attribute: it is replaced; a single quote is backslash-escaped for the JavaScript string.
     """
     shown = question.replace('"', "'")
-    js = _js_string(shown)
+    onclick = reword_onclick(shown, link_type, **options)
+    return f'<a href="#" class="reword" onclick="{onclick}">{html.escape(shown, quote=False)}</a>'
+
+
+def reword_onclick(text: str, link_type: str, *, follow: bool = False, **options) -> str:
+    """The onclick attribute's value (escaped for a double-quoted attribute) that sends `text` as a talk
+    with extraParameters {type, …options}; with follow, the link is followed too (a page's link)."""
+    js = _js_string(text.replace('"', "'"))
     extra = "".join(
         f",'{name}':'{_js_string(str(value).replace(chr(34), chr(39)))}'" for name, value in options.items()
     )
+    stop = "" if follow else " return false;"
     # Single quotes stay literal, as in the chatbox's own test data; & < > are escaped once.
-    onclick = html.escape(
-        f"try {{reword('{js}',{{'type':'{link_type}'{extra}}}); return false;}}catch(e){{}}", quote=False
-    )
-    return f'<a href="#" class="reword" onclick="{onclick}">{html.escape(shown, quote=False)}</a>'
+    return html.escape(f"try {{reword('{js}',{{'type':'{link_type}'{extra}}});{stop}}}catch(e){{}}", quote=False)
 
 
 def _js_string(text: str) -> str:

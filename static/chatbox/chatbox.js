@@ -2081,7 +2081,7 @@
   // A bot answer, or the start of live chat (its text is then a notice, client-contract.md §4.1).
   function showAnswer(values, slot) {
     if (livechat.starts(values) || livechat.mode() !== "off") livechat.answered(values, slot);
-    else addAnswer(values, { into: slot });
+    else if (values.typeResponse !== "DMLinkClicked") addAnswer(values, { into: slot }); // a followed link: recorded, nothing to show
   }
 
   function sendToOperator(text, options, slot) {

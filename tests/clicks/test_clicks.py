@@ -128,3 +128,18 @@ def test_a_plain_talk_still_costs_three_statements(chatbox):
     assert statements_of(chatbox, "https://example.org/", extraParameters='{"type":"redirection_newpage"}') == [
         statement for statement in RUNNING if "knowledge_answer" not in statement
     ]
+
+
+PAGE_LINK_CLICK = re.compile(r"reword\('(https://[^']*)',\{'type':'redirection_newpage'\}\);\}catch")
+
+
+def test_an_answers_page_link_logs_its_click_and_history_hides_it(chatbox):
+    branches = chatbox.talk("Où se trouve l'agence la plus proche ?")
+    assert '<a href="https://example.org/agences" target="_blank" onclick="try {reword(' in branches["text"]
+    url = PAGE_LINK_CLICK.search(branches["text"]).group(1)
+    assert url == "https://example.org/agences"
+    values = chatbox.talk(url, extra='{"type":"redirection_newpage"}')
+    assert (values["typeResponse"], values["text"]) == ("DMLinkClicked", "")
+    history = chatbox.values(chatbox.post(f"chat/history/{chatbox.bot}", {"contextUuid": chatbox.context_id}))
+    replayed = [(i["user"], i["hideRequest"]) for i in history["interactions"]]
+    assert replayed == [("Où se trouve l'agence la plus proche ?", False), (url, True)]
