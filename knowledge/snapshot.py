@@ -397,6 +397,7 @@ def _load(bot: Bot) -> Snapshot:
         branches=branches_of(bot),
     )
 
+
 SLOT_COLUMNS = ("id", "kind", "slot_variable", "slot_type", "slot_values", "slot_question", "slot_invalid")
 SLOT_COLUMNS += ("slots", "slot_intro")
 

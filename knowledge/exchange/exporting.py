@@ -298,6 +298,35 @@ def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.Knowledge
         yield item
 
 
+def _complement_rules(ids: list[int]) -> dict[int, tuple]:
+    """Complementary items' activation, n, conditions and target items: (activation, n, conditions, items)."""
+    if not ids:
+        return {}
+    targets: dict[int, list[int]] = {}
+    for complement_id, item_id in (
+        ComplementItem.objects.filter(from_knowledgeitem_id__in=ids)
+        .order_by("from_knowledgeitem_id", "to_knowledgeitem_id")
+        .values_list("from_knowledgeitem_id", "to_knowledgeitem_id")
+    ):
+        targets.setdefault(complement_id, []).append(item_id)
+    return {
+        item_id: (activation, n, conditions, targets.get(item_id, []))
+        for item_id, activation, n, conditions in KnowledgeItem.objects.filter(pk__in=ids).values_list(
+            "id", "complement_frequency", "complement_n", "complement_conditions"
+        )
+    }
+
+
+def _add_complement_rules(complement: records.Complement, rules: tuple | None):
+    if rules is None:
+        return
+    activation, n, conditions, items = rules
+    complement.activation = activation or KnowledgeItem.Frequency.ALWAYS
+    complement.n = n or 1
+    complement.conditions = [c for c in conditions if isinstance(c, dict)] if isinstance(conditions, list) else []
+    complement.items = items
+
+
 def _slot_filling(ids: list[int]) -> dict[int, tuple]:
     """Slot items' and slot-needing items' slot filling data, by item id (a query or two a batch). A
     needed slot that is no slot item any more is left out (the file would refer to nothing)."""
@@ -333,35 +362,6 @@ def _add_slot_filling(item: records.KnowledgeItem, found: tuple | None):
     else:
         item.slots = [n for n in slots if isinstance(n, int)] if isinstance(slots, list) else []
         item.slot_intro = texts(intro)
-
-
-def _complement_rules(ids: list[int]) -> dict[int, tuple]:
-    """Complementary items' activation, n, conditions and target items: (activation, n, conditions, items)."""
-    if not ids:
-        return {}
-    targets: dict[int, list[int]] = {}
-    for complement_id, item_id in (
-        ComplementItem.objects.filter(from_knowledgeitem_id__in=ids)
-        .order_by("from_knowledgeitem_id", "to_knowledgeitem_id")
-        .values_list("from_knowledgeitem_id", "to_knowledgeitem_id")
-    ):
-        targets.setdefault(complement_id, []).append(item_id)
-    return {
-        item_id: (activation, n, conditions, targets.get(item_id, []))
-        for item_id, activation, n, conditions in KnowledgeItem.objects.filter(pk__in=ids).values_list(
-            "id", "complement_frequency", "complement_n", "complement_conditions"
-        )
-    }
-
-
-def _add_complement_rules(complement: records.Complement, rules: tuple | None):
-    if rules is None:
-        return
-    activation, n, conditions, items = rules
-    complement.activation = activation or KnowledgeItem.Frequency.ALWAYS
-    complement.n = n or 1
-    complement.conditions = [c for c in conditions if isinstance(c, dict)] if isinstance(conditions, list) else []
-    complement.items = items
 
 
 @contextmanager

@@ -317,7 +317,6 @@ class KnowledgeBaseReader:
                 raise self._error(errors.INVALID_VALUE, "Exactly one space must be the default one.", element)
             if name == "knowledgeItems":
                 self._check_item_targets()
-            if name == "knowledgeItems":
                 self._check_slot_refs()
 
     def _end_root(self, element):
