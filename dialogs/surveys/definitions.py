@@ -2,12 +2,13 @@
 JSON or the knowledge-base file (fields synced in place by position, so answers keep their fields)."""
 
 import uuid as uuid_module
-from dataclasses import dataclass, field
 
 from django.db import transaction
 
 from bots.servlet.errors import InvalidField, MissingField, NotFound, ServletError
 from knowledge.signals import bump_knowledge_version
+from knowledge.xml.surveys import SurveyField as FieldSpec
+from knowledge.xml.surveys import options_problem
 
 from .models import Survey, SurveyField
 
@@ -21,16 +22,6 @@ DEFAULT_MAX_LENGTH = {K.TEXT: 200, K.LONG_TEXT: 2000}
 MAX_LENGTH_LIMIT = 10_000
 MAX_FIELDS = 100
 MAX_OPTIONS = 100
-
-
-@dataclass
-class FieldSpec:
-    kind: str
-    label: str = ""
-    mandatory: bool = False
-    multiple: bool = False
-    max_length: int | None = None
-    options: list[str] = field(default_factory=list)
 
 
 def option_kind(spec_kind: str, multiple: bool) -> str:
@@ -211,14 +202,10 @@ def sync_options(row: SurveyField, labels: list[str], existing: list[SurveyField
 
 
 def check_options(kind: str, labels: list[str], name: str = "options") -> None:
-    """A choice field needs options, none empty, no two alike; other fields have none."""
-    if kind in WITH_OPTIONS:
-        if not labels or not all(labels):
-            raise InvalidField(name, "a choice field needs at least one option, none empty")
-        if len(set(labels)) != len(labels):
-            raise InvalidField(name, "two options have the same label")
-    elif labels:
-        raise InvalidField(name, f"only {' and '.join(WITH_OPTIONS)} fields have options")
+    """400 naming `name` when the options do not suit the field's kind (knowledge.xml.surveys says why)."""
+    reason = options_problem(kind, labels)
+    if reason is not None:
+        raise InvalidField(name, reason)
 
 
 def save_survey(bot, data: dict, survey: Survey | None = None) -> Survey:

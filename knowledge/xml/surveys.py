@@ -21,6 +21,8 @@ _TRUE = {"true", "1"}
 
 @dataclass(slots=True)
 class SurveyField:
+    """A field as the file, the API and the back office give it (dialogs/surveys/definitions.py syncs it)."""
+
     kind: str
     label: str = ""
     mandatory: bool = False
@@ -68,19 +70,27 @@ def read(element) -> Survey:
     return survey
 
 
+def options_problem(kind: str, labels: list[str]) -> str | None:
+    """A choice field needs options, none empty, no two alike; other fields have none (the API, the back
+    office and the file all check it here)."""
+    if kind in WITH_OPTIONS:
+        if not labels or not all(label.strip() for label in labels):
+            return f"a {kind} field needs at least one option, none empty"
+        if len({label.strip() for label in labels}) != len(labels):
+            return "two options have the same label"
+    elif labels:
+        return f"only {' and '.join(WITH_OPTIONS)} fields have options"
+    return None
+
+
 def problem(survey: Survey) -> tuple[int, str] | None:
     """What the schema cannot say about a survey: (index of the field at fault, reason), or None."""
     for index, item in enumerate(survey.fields):
-        labels = [label.strip() for label in item.options]
-        if item.kind in WITH_OPTIONS:
-            if not labels or not all(labels):
-                return index, f"A {item.kind} field needs at least one option, none empty."
-            if len(set(labels)) != len(labels):
-                return index, "Two options of a field have the same label."
-        elif labels:
-            return index, f"Only {' and '.join(WITH_OPTIONS)} fields have options."
-        if item.max_length is not None and item.kind not in TEXT_KINDS:
-            return index, f"maxLength is only for {' and '.join(TEXT_KINDS)} fields."
+        reason = options_problem(item.kind, item.options)
+        if reason is None and item.max_length is not None and item.kind not in TEXT_KINDS:
+            reason = f"maxLength is only for {' and '.join(TEXT_KINDS)} fields"
+        if reason is not None:
+            return index, reason[0].upper() + reason[1:] + "."
     return None
 
 

@@ -33,23 +33,11 @@ def shot(page, name):
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def staff(bot, role, login):
-    user, _ = make_persona(bot.account, role, login=login)
-    user.is_staff = True
-    user.save(update_fields=["is_staff"])
-    return user
-
-
-def log_in(page, server, login):
-    page.goto(server.url + "/admin/login/")
-    page.fill("#id_username", login)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    expect(page.locator("#user-tools")).to_be_visible()
-
-
-def answered(bot, survey):
-    """Three visitors' answers, stored the way chat/survey stores them."""
+@pytest.fixture
+def answered(demo_bot_live):  # noqa: F811
+    """The demo's French survey with three visitors' answers, stored the way chat/survey stores them."""
+    bot = demo_bot_live
+    survey = Survey.objects.get(bot=bot, name="satisfaction", language="fr")
     _, satisfied, heard, topics, remark = ordered_fields(survey)
     for rating, source, chosen, text in [
         ("Très satisfait", "Agence", ["Cartes", "Compte"], "Réponse claire & rapide"),
@@ -63,14 +51,24 @@ def answered(bot, survey):
         if text:
             given[remark.pk] = [text]
         answers.submit(survey, dialog, given, transport="rest")
+    return survey
 
 
-def test_an_editor_edits_a_survey_and_reads_its_results(page, live_server, demo_bot_live):  # noqa: F811
-    bot = demo_bot_live
-    survey = Survey.objects.get(bot=bot, name="satisfaction", language="fr")
-    answered(bot, survey)
-    staff(bot, "editor", "eddie")
-    log_in(page, live_server, "eddie")
+def logged_in(page, server, bot, role, login):
+    """A back-office user of the bot's account with that role, logged in on the page."""
+    user, _ = make_persona(bot.account, role, login=login)
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    page.goto(server.url + "/admin/login/")
+    page.fill("#id_username", login)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.locator("#user-tools")).to_be_visible()
+
+
+def test_an_editor_edits_a_survey_and_reads_its_results(page, live_server, demo_bot_live, answered):  # noqa: F811
+    survey = answered
+    logged_in(page, live_server, demo_bot_live, "editor", "eddie")
 
     page.goto(live_server.url + "/admin/dialogs/survey/")
     rows = page.locator("#result_list tbody tr")
@@ -130,12 +128,9 @@ def test_an_editor_edits_a_survey_and_reads_its_results(page, live_server, demo_
     assert "Cartes | Compte" in csv_text and "Réponse claire & rapide" in csv_text
 
 
-def test_a_reader_sees_results_but_cannot_change_a_survey(page, live_server, demo_bot_live):  # noqa: F811
-    bot = demo_bot_live
-    survey = Survey.objects.get(bot=bot, name="satisfaction", language="fr")
-    answered(bot, survey)
-    staff(bot, "reader", "rita")
-    log_in(page, live_server, "rita")
+def test_a_reader_sees_results_but_cannot_change_a_survey(page, live_server, demo_bot_live, answered):  # noqa: F811
+    survey = answered
+    logged_in(page, live_server, demo_bot_live, "reader", "rita")
     page.goto(live_server.url + f"/admin/dialogs/survey/{survey.pk}/change/")
     expect(page.locator("input[name='_save']")).to_have_count(0)
     expect(page.locator("div.readonly").first).to_be_visible()
