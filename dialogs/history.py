@@ -53,7 +53,9 @@ def interaction_values(interaction: Interaction) -> dict:
             values["feedbackChoiceKey"] = interaction.feedback_choice_key
         if interaction.feedback_comment:
             values["feedbackComment"] = interaction.feedback_comment
-    for key in ("sidebar", "templateName", "templateData", "fromDetail"):
+    # What the chatbox shows again after a reload; a GUI action or a URL redirection is not replayed (a
+    # reload would run it a second time, or send the page away again).
+    for key in ("sidebar", "templateName", "templateData", "nextStepResponse", "fromDetail"):
         if key in payload:
             values[key] = payload[key]
     return values

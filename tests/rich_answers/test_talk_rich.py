@@ -156,3 +156,16 @@ def test_a_rich_answer_costs_the_statements_of_any_talk(chatbox):
     ):
         chatbox.talk(question)
         assert statements_of(chatbox, question) == RUNNING
+
+
+def test_history_shows_the_steps_and_templates_again_but_never_reruns_an_action(chatbox):
+    """After a reload the chatbox rebuilds the dialog from chat/history: the steps come back as they were
+    answered; a GUI action or a URL redirection does not (it would run a second time)."""
+    steps = raw_talk(chatbox, "Comment activer le paiement sans contact ?")
+    raw_talk(chatbox, "Je veux faire une réclamation")
+    raw_talk(chatbox, "Je suis un professionnel")
+    history = chatbox.values(chatbox.post(f"chat/history/{chatbox.bot}", {"contextUuid": chatbox.context_id}))
+    replayed = history["interactions"]
+    assert len(replayed) == 3
+    assert replayed[0]["nextStepResponse"] == decode(steps)["nextStepResponse"]
+    assert all("guiAction" not in one and "urlRedirect" not in one for one in replayed)
