@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from accounts.admin import may
+from accounts.admin import AccountScopedAdmin, may
 from bots.admin_scoping import BotScopedAdmin
 from bots.servlet.errors import InvalidField
 
@@ -74,17 +74,7 @@ class SurveyFieldInline(admin.TabularInline):
     def get_readonly_fields(self, request, obj=None):
         return ["option_list"]
 
-    @admin.display(description="Options")
-    def option_list(self, row):
-        return ", ".join(row.children.order_by("position", "id").values_list("label", flat=True)) or "-"
-
-
-class SurveyAdminPermissions:
-    """Any role of the bot's account reads surveys; editors and administrators change them."""
-
-    def has_module_permission(self, request):
-        return may(request, "knowledge.read")
-
+    # Inlines ask the model permissions Django's own way; surveys follow the roles (accounts.permissions).
     def has_view_permission(self, request, obj=None):
         return may(request, "knowledge.read")
 
@@ -97,17 +87,22 @@ class SurveyAdminPermissions:
     def has_delete_permission(self, request, obj=None):
         return may(request, "knowledge.edit")
 
-
-class SurveyFieldInlineScoped(SurveyAdminPermissions, SurveyFieldInline):
-    pass
+    @admin.display(description="Options")
+    def option_list(self, row):
+        return ", ".join(row.children.order_by("position", "id").values_list("label", flat=True)) or "-"
 
 
 @admin.register(Survey)
-class SurveyAdmin(SurveyAdminPermissions, BotScopedAdmin):
+class SurveyAdmin(AccountScopedAdmin, BotScopedAdmin):
+    """Any role of the bot's account reads surveys; editors and administrators change them."""
+
+    account_path = "bot__account"
+    read_action = "knowledge.read"
+    edit_action = "knowledge.edit"
     list_display = ["name", "language", "kind", "bot", "answer_count", "results_link"]
     list_filter = ["bot", "language", "kind"]
     search_fields = ["name", "title"]
-    inlines = [SurveyFieldInlineScoped]
+    inlines = [SurveyFieldInline]
     readonly_fields = ["uuid", "results_link"]
     fields = [
         "bot",
