@@ -197,6 +197,7 @@
     locale: "dydu.chatbox.locale_" + config.bot,
     open: "dydu.chatbox.open_" + config.bot,
     livechat: "dydu.chatbox.livechat_" + config.bot, // {contextId, mode, lastPoll, operator, queue place and wait}
+    saml: "dydu.chatbox.saml2_" + config.bot, // the SAML2 token the server gave (client-contract.md §2.4)
     visit: function () {
       return "DYDU_lastvisitfor_" + config.bot + "_" + state.space + "_" + state.locale;
     },
@@ -320,6 +321,9 @@
 
   function call(method, path, fields, timeout) {
     var url = API + path;
+    // A bot whose visitors must log in (SAML2) knows them by the token it gave: every call carries it.
+    var saml = store.get(KEYS.saml);
+    if (saml) fields = Object.assign({}, fields || {}, { saml2_info: saml });
     var init = { method: method, headers: { Accept: "application/json" }, credentials: "omit", mode: "cors" };
     if (method === "GET") {
       var query = formBody(fields);
@@ -359,9 +363,37 @@
       return text; // e.g. welcomecall's /*logged*/
     }
     if (!body || typeof body !== "object" || !("values" in body)) return body;
+    if (body.values && typeof body.values === "object") {
+      if (body.type === "SAML_redirection") return samlLogin(body.values);
+      if (typeof body.values.auth === "string" && body.values.auth) store.set(KEYS.saml, samlToken(body.values.auth));
+    }
     var values = decodeValues(body.values);
     if (values && typeof values === "object" && !Array.isArray(values)) applySideEffects(values);
     return values;
+  }
+
+  // SAML2 (client-contract.md §2.4), as CV5 does it: a token is stored decoded when it is base64 and as it
+  // came otherwise (the server's tokens hold ':', which atob refuses).
+  function samlToken(auth) {
+    try {
+      return window.atob(auth);
+    } catch (e) {
+      return auth;
+    }
+  }
+
+  // The bot answers SAML_redirection until the visitor has logged in with its identity provider: keep
+  // the token it gives, go and log in; the server sends the browser back to this page afterwards. The
+  // call that asked never completes (the page is leaving).
+  var samlLeaving = false;
+  function samlLogin(values) {
+    // Calls sent at once (the start-up's) are all answered so: the first one leads, once.
+    if (!samlLeaving) {
+      samlLeaving = true;
+      store.set(KEYS.saml, samlToken(samlToken(values.auth || "")));
+      window.location.href = b64decode(values.redirection_url) + "&RelayState=" + encodeURI(window.location.href);
+    }
+    return new Promise(function () {});
   }
 
   function applySideEffects(values) {

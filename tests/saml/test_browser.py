@@ -4,6 +4,7 @@ atob(redirection_url)&RelayState=<page>); chromium follows our login address to 
 (pysaml2, on its own port), whose page posts the signed Response to our ACS by itself, and comes back to
 the chatbox page; the stored token then gets answers. Screenshots go to test-results/saml/."""
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -66,6 +67,8 @@ def test_a_visitor_logs_in_through_the_identity_provider_and_is_answered(browser
     context = browser.new_context(viewport={"width": 1100, "height": 760}, locale="fr-FR")
     context.set_default_timeout(20_000)
     page = context.new_page()
+    # The page plays CV5 here: our own chatbox, which logs in by itself (the next test), stays out.
+    page.route("**/static/chatbox/chatbox.js", lambda route: route.abort())
     visited = []
     page.on(
         "request", lambda request: request.is_navigation_request() and visited.append((request.method, request.url))
@@ -117,4 +120,31 @@ def test_a_visitor_logs_in_through_the_identity_provider_and_is_answered(browser
     expect(page.locator("body")).to_contain_text("RelayState")
     shot(page, "4-open-redirect-refused")
     assert idp.logins == 1
+    context.close()
+
+
+def test_our_chatbox_logs_the_visitor_in_and_then_talks(browser, live_saml):  # noqa: F811
+    """Our own chatbox (static/chatbox/chatbox.js) on a SAML bot: its first chat call is answered
+    SAML_redirection, it keeps the token and goes to log in, comes back to the page, and talks."""
+    base, bot, idp = live_saml
+    context = browser.new_context(viewport={"width": 1100, "height": 760}, locale="fr-FR")
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    visited = []
+    page.on("request", lambda request: request.is_navigation_request() and visited.append(urlsplit(request.url).path))
+    page.goto(f"{base}/demo/")
+    # The chatbox went to log in on its own and the identity provider sent the browser back here.
+    page.wait_for_url(f"{base}/demo/", timeout=30_000)
+    expect(page.locator(".dcb-row-bot:not(.dcb-typing)").first).to_contain_text("Clara")
+    assert visited[:5] == ["/demo/", "/servlet/saml2/login", "/sso/redirect", "/servlet/saml2/acs", "/demo/"]
+    assert idp.logins == 1
+    token = page.evaluate(f"localStorage.getItem('dydu.chatbox.saml2_{bot}')")
+    assert token and ":" in token
+
+    box = page.get_by_role("textbox", name=re.compile("Votre question|Your question"))
+    box.fill("Quels sont vos horaires d'ouverture ?")
+    box.press("Enter")
+    expect(page.locator(".dcb-row-bot:not(.dcb-typing)").last).to_contain_text("17 h 30")
+    shot(page, "5-our-chatbox-after-login")
+    assert idp.logins == 1  # no second login: the stored token is sent with every call
     context.close()
