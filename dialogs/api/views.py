@@ -60,7 +60,11 @@ VISITOR = {
 TALK_FORM = inline_serializer(
     "TalkForm",
     {
-        "userInput": _text("What the visitor wrote, HTML-escaped; only the first 600 characters are used."),
+        "userInput": _text(
+            "What the visitor wrote, HTML-escaped; only the first 600 characters are used. Special inputs: "
+            "#welcome#, #reset#, #livechatleavequeue#, #dydumailto:{contextId}:{email}# (e-mails the dialog's "
+            "transcript; 3 per dialog per hour), _pushcondition_:{id} and _goalpage_:{id} (push rules)."
+        ),
         "contextId": _text(CONTEXT_HELP + " Unknown, malformed or revoked: a new context."),
         **VISITOR,
         "browser": _text(),
@@ -69,7 +73,14 @@ TALK_FORM = inline_serializer(
         "alreadyCame": _flag(),
         "doNotRegisterInteraction": _flag("Answer without storing the exchange (#welcome# on a reload)."),
         "enableLanguageDetection": _flag("Also disableLanguageDetection, enableLanguageDectection."),
-        "extraParameters": _text('A JSON object ({"type": "reword_auto"}) or a bare type.'),
+        "extraParameters": _text(
+            'The click a talk comes from: a JSON object ({"type": "reword_auto"}) or a bare type. Page links '
+            "(redirection, redirection_newpage, redirection_javascript, redirection_invalidlink, "
+            "before_close_dialog) are recorded and answered with nothing (DMLinkClicked); question links "
+            "(reword_auto, redirection_knowledge with an optional knowledgeId, redirection_consultation_space "
+            "with the space, redirection_personnality, reword_teaser, exportable_faq, reword_feedback) answer "
+            "their item; a click is never answered as misunderstood."
+        ),
         "variables": _text("Context variables: a JSON object of strings, or key=value,key=value."),
         "solutionUsed": _text("ASSISTANT, LIVECHAT…"),
         "contextType": _text(),
