@@ -20,8 +20,9 @@ def merge_sql(vendor: str, column: str) -> str:
     if vendor == "postgresql":
         return f"(COALESCE({column}, '{{}}'::jsonb) || %s::jsonb) - %s::text[]"
     if vendor == "sqlite":
-        # RFC 7396 merge patch: a null value deletes the name.
-        return f"json_patch(COALESCE({column}, '{{}}'), %s)"
+        # RFC 7396 merge patches: a null deletes the name. The first patch removes the names whose new value
+        # is an object, so that the second sets it whole (a merge patch merges objects), as jsonb's || does.
+        return f"json_patch(json_patch(COALESCE({column}, '{{}}'), %s), %s)"
     raise NotImplementedError(f"Dialog variables are merged on PostgreSQL and SQLite, not {vendor}.")
 
 
@@ -29,4 +30,5 @@ def merge_params(vendor: str, changed: dict) -> list:
     if vendor == "postgresql":
         kept = {name: value for name, value in changed.items() if value is not None}
         return [json.dumps(kept, ensure_ascii=False), [name for name, value in changed.items() if value is None]]
-    return [json.dumps(changed, ensure_ascii=False)]
+    replaced = {name: None for name, value in changed.items() if isinstance(value, dict)}
+    return [json.dumps(replaced), json.dumps(changed, ensure_ascii=False)]
