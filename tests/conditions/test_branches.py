@@ -126,3 +126,17 @@ def test_a_talk_that_changes_variables_merges_them_in_its_one_update(chatbox, ad
     assert "variables" in update
     assert stored(chatbox) == {"client_type": "pro", "age": "26"}
     assert chatbox.talk(QUESTION)["text"] == PRO_SENIOR
+
+
+def test_a_chat_variable_write_is_one_merging_update_after_two_reads(chatbox, advisor):
+    chatbox.talk("Bonjour", variables='{"age": "40"}')
+    with CaptureQueriesContext(connection) as captured:
+        set_variable(chatbox, "client_type", "pro")
+    verbs = [
+        q["sql"].split(None, 1)[0]
+        for q in captured.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))
+    ]
+    # The bot, the dialog, then the change merged into the stored variables (no read-merge-write).
+    assert verbs == ["SELECT", "SELECT", "UPDATE"]
+    assert stored(chatbox) == {"age": "40", "client_type": "pro"}
