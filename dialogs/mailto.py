@@ -6,7 +6,6 @@ import logging
 import re
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMultiAlternatives
 from django.core.validators import validate_email
@@ -14,6 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import strip_tags
 
+from bots.status.services import FallbackCache
 from preferences.services import bot_value
 
 from .contexts import parse_context_id
@@ -27,6 +27,8 @@ MAILTO = re.compile(r"^#dydumailto:([^:#]*):(.*)#$", re.DOTALL)
 # No mail bomb: one dialog's transcript goes out at most this often in this window.
 MAILS_PER_DIALOG = 3
 WINDOW_SECONDS = 3600
+# The shared cache, or this process's memory while it is unreachable (the limit holds, the talk answers).
+cache = FallbackCache("the transcript mail limit")
 SENT = "DMExportByMail"
 REFUSED = "DMExportByMailRefused"
 
@@ -104,14 +106,7 @@ def _dialog(bot, current: Dialog, context_id: str) -> Dialog | None:
 
 def _allowed(dialog: Dialog) -> bool:
     """Counts this mail against the dialog's allowance (shared by every worker through the cache)."""
-    key = f"dialogs:mailto:{dialog.uuid}"
-    cache.add(key, 0, WINDOW_SECONDS)
-    try:
-        sent = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, WINDOW_SECONDS)
-        sent = 1
-    return sent <= MAILS_PER_DIALOG
+    return cache.hit(f"dialogs:mailto:{dialog.uuid}", WINDOW_SECONDS) <= MAILS_PER_DIALOG
 
 
 def _send(dialog: Dialog, email: str, service: str, words: dict) -> None:

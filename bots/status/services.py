@@ -256,6 +256,15 @@ class FallbackCache:
     def __getattr__(self, operation: str):
         return functools.partial(self._call, operation)
 
+    def hit(self, key: str, window_seconds: int) -> int:
+        """One more hit on a counter that starts at the first one and lasts the window; the count so far."""
+        self.add(key, 0, window_seconds)
+        try:
+            return self.incr(key)
+        except ValueError:  # the key expired between add and incr
+            self.set(key, 1, window_seconds)
+            return 1
+
     def _call(self, operation: str, *args, **kwargs):
         if shared_cache_skipped():
             return getattr(self.local, operation)(*args, **kwargs)

@@ -5,9 +5,11 @@ sends nothing; one dialog's transcript goes out a few times at most."""
 import pytest
 from django.core import mail
 
+from bots.status import services
 from dialogs import mailto
 from dialogs.models import Dialog, Interaction
 from preferences.models import BotPreference
+from tests.faults.test_cache_fallback import RefusingCache
 
 pytestmark = pytest.mark.django_db
 
@@ -109,3 +111,15 @@ def test_a_mail_server_that_fails_is_said_and_the_talk_answers(chatbox, settings
         "DMExportByMailRefused",
         "L'e-mail n'a pas pu partir. Réessayez plus tard.",
     )
+
+
+def test_the_limit_holds_and_the_talk_answers_while_the_shared_cache_is_down(chatbox, monkeypatch):
+    refusing = RefusingCache()
+    monkeypatch.setattr(services, "cache", refusing)
+    monkeypatch.setattr(services, "_cache_last_failure", 0.0)
+    mailto.cache.local.clear()
+    context_id = a_short_dialog(chatbox)
+    sent = [chatbox.talk(f"#dydumailto:{context_id}:a@example.org#")["typeResponse"] for _ in range(4)]
+    assert sent == ["DMExportByMail"] * 3 + ["DMExportByMailRefused"]
+    assert len(mail.outbox) == 3 and refusing.calls >= 1
+    mailto.cache.local.clear()
