@@ -37,14 +37,26 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.models import ApiToken, Role
-from dialogs.models import ClientError, Dialog, GdprRequest, Interaction, Visit
+from dialogs.models import (
+    ClientError,
+    Dialog,
+    GdprRequest,
+    Interaction,
+    Survey,
+    SurveyAnswer,
+    SurveyAnswerValue,
+    SurveyField,
+    Visit,
+)
 from tests.accounts.personas import make_persona
 
 SCHEMA_PATH = "/servlet/api/schema/"
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "12"))
 # The calls where a visitor's text is stored get FOCUS times as many: at 12 examples, most generated
 # talks had no userInput at all.
-STORING_CALLS = r"/chat/(talk|context|feedback|variable|gdpr|error|welcomecall|typing)/|^/chatHttp/|^/fileupload/"
+STORING_CALLS = (
+    r"/chat/(talk|context|feedback|variable|gdpr|error|welcomecall|typing|survey)/|^/chatHttp/|^/fileupload/"
+)
 FOCUS = 4
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 # /api/… serves the very same views as /servlet/api/…: fuzzing one prefix covers them.
@@ -52,7 +64,9 @@ OPERATIONS = r"^/(servlet/api/|servlet/saml2/|chatHttp/|fileupload/|history/)"
 # A developer chasing one failure narrows the run to the operations whose path matches this.
 ONLY = os.environ.get("FUZZ_ONLY", "")
 CONTEXT_FIELDS = {"contextId", "contextUUID", "contextUuid", "contextuuid", "ctx"}
-STORED = (Dialog, Interaction, Visit, ClientError, GdprRequest)
+STORED = (Dialog, Interaction, Visit, ClientError, GdprRequest, Survey, SurveyField, SurveyAnswer, SurveyAnswerValue)
+# A survey's id in a path or a field: the demo's satisfaction survey, so survey calls run past its lookup.
+SURVEY_FIELDS = {"surveyId", "uuid"}
 SETTINGS = hypothesis.settings(
     derandomize=True,
     database=None,
@@ -101,15 +115,24 @@ class Target:
             parameters["context_id"] = self.context_id
         if roll > 4 and "login" in parameters:
             parameters["login"] = self.user.username
+        survey_id = self.survey_id() if roll > 2 else ""  # none left once the fuzzer deleted it
+        if survey_id and "survey_id" in parameters:
+            parameters["survey_id"] = survey_id
         # Most chat calls name their context in a field: a live one lets them run past its lookup.
         for fields in (case.query, case.body):
             if roll > 2 and isinstance(fields, dict):
                 for name in CONTEXT_FIELDS.intersection(fields):
                     fields[name] = self.context_id
+                for name in SURVEY_FIELDS.intersection(fields) if survey_id else ():
+                    fields[name] = survey_id
                 # The old servlet's chatHttp carries a whole chatbox frame: a talk whose text is what
                 # was generated reaches the frame handler instead of stopping at the JSON parser.
                 if case.path.startswith("/chatHttp") and isinstance(fields.get("data"), str):
                     fields["data"] = self.talk_frame(fields["data"])
+
+    def survey_id(self) -> str:
+        found = Survey.objects.filter(bot=self.bot).order_by("id").values_list("uuid", flat=True).first()
+        return str(found or "")
 
     def talk_frame(self, text: str) -> str:
         parameters = {"botId": str(self.bot.uuid), "contextId": self.context_id, "userInput": text[:200]}
