@@ -100,7 +100,10 @@ def instrument():
     if hasattr(engine.contexts, "dialog_with_bot"):  # the dialog read with its bot, in the view
         engine.contexts.dialog_with_bot = timed("context lookup", engine.contexts.dialog_with_bot)
     engine.snapshot_for = timed("snapshot", engine.snapshot_for)
-    if hasattr(Matcher, "match_first"):  # the talk's one entry into matching since it exists
+    if hasattr(Matcher, "read"):  # the talk reads the input once, then matches it against sets
+        Matcher.read = timed("matching", Matcher.read)
+        Matcher.match_first = timed("matching", Matcher.match_first)
+    elif hasattr(Matcher, "match_first"):
         Matcher.match_first = timed("matching", Matcher.match_first)
     else:
         Matcher.match = timed("matching", Matcher.match)

@@ -288,8 +288,10 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
     follow_ups = None
     if dialog.current_node_id:
         follow_ups = snapshot.follow_up_items(dialog.current_node_id, language, space_id, qualification)
-    # A decision tree's follow-ups first ("oui" / "non"), then the whole knowledge base.
-    result = matcher.match_first(text, [follow_ups, allowed] if follow_ups else [allowed])
+    # The input is read once (with embeddings, the models' time): the follow-ups of a decision tree
+    # ("oui" / "non") first, then the whole knowledge base, then the other spaces' items use it.
+    evidence = matcher.read(text)
+    result = matcher.match_first(text, [follow_ups, allowed] if follow_ups else [allowed], evidence=evidence)
 
     if result.outcome == "direct":
         item_id = result.candidates[0].item_id
@@ -302,7 +304,9 @@ def _understand(snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: 
             dialog.current_node_id = item_id if snapshot.items[item_id].has_children else None
             return answer
     # Answered only in another consultation space: offer that space (before any rewording here).
-    if result.outcome != "direct" and (offer := spaces.offer(snapshot, dialog, matcher, text, space_id, _reword_text)):
+    if result.outcome != "direct" and (
+        offer := spaces.offer(snapshot, dialog, matcher, text, space_id, _reword_text, evidence=evidence)
+    ):
         return offer
     if result.outcome == "reword" and result.candidates:
         questions = [_reword_text(snapshot, language, candidate) for candidate in result.candidates[:3]]

@@ -18,14 +18,17 @@ OFFER = {
 }
 
 
-def offer(snapshot: Snapshot, dialog, matcher, text: str, space_id: int, question_of: Callable) -> Reply | None:
+def offer(
+    snapshot: Snapshot, dialog, matcher, text: str, space_id: int, question_of: Callable, *, evidence=None
+) -> Reply | None:
     """A link to the space that answers the input, when only another space does (matched among the
-    items answered elsewhere only, so a plain talk that was understood never gets here)."""
+    items answered elsewhere only, so a plain talk that was understood never gets here). `evidence` is
+    the input as the talk's matching read it (Matcher.read): the models do not run a second time."""
     language = dialog.language
     elsewhere = _elsewhere(snapshot, language, space_id, dialog.qualification_mode)
     if not elsewhere:
         return None
-    result = matcher.match_first(text, [elsewhere])
+    result = matcher.match_first(text, [elsewhere], evidence=evidence)
     if result.outcome != "direct":
         return None
     candidate = result.candidates[0]

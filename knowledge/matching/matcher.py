@@ -362,14 +362,22 @@ class Matcher:
             language=self.language,
         )
 
-    def match_first(self, text: str, allowed_in_turn: list[Allowed], max_rewords: int = 3) -> MatchResult:
+    def read(self, text: str) -> tuple | None:
+        """The input's evidence (what the models and the lexical index say of it, weighed among all the
+        items), for callers that match it against several allowed sets; None when there is nothing to read."""
+        if len(self.item_ids) and normalise(text[: self.config.max_input_chars], self.language):
+            return self.evidence(text)
+        return None
+
+    def match_first(
+        self, text: str, allowed_in_turn: list[Allowed], max_rewords: int = 3, *, evidence: tuple | None = None
+    ) -> MatchResult:
         """The first Direct result among the allowed sets tried in turn (a decision tree's follow-ups,
         then the whole knowledge base), else the last one's result. The input's evidence does not depend
-        on the set (it is weighed among all the items), so it is computed once: with embeddings, a talk
-        in a decision tree used to run the models twice."""
-        evidence = None
-        if len(self.item_ids) and normalise(text[: self.config.max_input_chars], self.language):
-            evidence = self.evidence(text)
+        on the set (it is weighed among all the items), so it is computed once (or given: read()): with
+        embeddings, a talk in a decision tree used to run the models twice."""
+        if evidence is None:
+            evidence = self.read(text)
         result = None
         for allowed in allowed_in_turn:
             result = self.match(text, allowed=allowed, max_rewords=max_rewords, evidence=evidence)

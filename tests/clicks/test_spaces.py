@@ -105,3 +105,20 @@ def test_space_redirection_over_the_websocket_talk_frame(demo_bot):
     assert (answer["typeResponse"], answer["guiCSName"]) == ("DMUnderstoodQuestion", "Pro")
     assert "terminal de paiement" in answer["text"]
     assert Dialog.objects.get(uuid=answer["contextId"]).space == "Pro"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", [TERMINAL, "xyzzy plugh frobozz"])
+def test_the_offer_reads_the_input_once(chatbox, demo_bot, monkeypatch, text):
+    """Looking for another space reuses what the talk's matching read of the input: with embeddings,
+    reading it is the models' time, and a question the bot does not know used to pay it twice."""
+    from knowledge.matching.matcher import Matcher
+
+    reads = []
+    real = Matcher.components
+    monkeypatch.setattr(Matcher, "components", lambda self, *a, **k: reads.append(a[0]) or real(self, *a, **k))
+    chatbox.talk("Bonjour")
+    reads.clear()
+    answer = chatbox.talk(text)
+    assert answer["typeResponse"] in ("DMSpaceRedirection", "GBMisunderstoodQuestion"), answer["typeResponse"]
+    assert reads == [text]
