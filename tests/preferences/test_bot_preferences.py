@@ -10,6 +10,14 @@ from tests.accounts.personas import make_persona
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def demo_bot_without_preferences(demo_bot):
+    """These tests start from a bot with no preference; the demo seeds one (bot.no.group.uuid, its "no"
+    group for slot filling), which tests/slots covers."""
+    BotPreference.objects.filter(bot=demo_bot).delete()
+    PreferenceChange.objects.filter(bot=demo_bot).delete()
+
 ROOT = "/servlet/api/preferences"
 JSON = "application/json"
 
