@@ -16,9 +16,7 @@ class ComplementActivation(models.Model):
     last_shown_at = models.DateTimeField()
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["dialog", "complement_id"], name="unique_complement_activation")
-        ]
+        constraints = [models.UniqueConstraint(fields=["dialog", "complement_id"], name="unique_complement_activation")]
 
     def __str__(self):
         return f"Complement {self.complement_id} × {self.times} in {self.dialog_id}"

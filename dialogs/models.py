@@ -202,7 +202,6 @@ class DialogPurge(models.Model):
 
 
 # Surveys live with their own package (dialogs/surveys/) and belong to this app.
-from .surveys.models import Survey, SurveyAnswer, SurveyAnswerValue, SurveyField  # noqa: E402, F401
-
 # What each dialog remembers of its complementary answers (their activation frequency).
 from .activations import ComplementActivation  # noqa: E402, F401
+from .surveys.models import Survey, SurveyAnswer, SurveyAnswerValue, SurveyField  # noqa: E402, F401

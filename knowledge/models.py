@@ -193,7 +193,9 @@ class Answer(models.Model):
     # The chatbox navigates the host page there (`urlRedirect`); http(s) or a path on the host site.
     url_redirect = models.CharField("URL redirection", max_length=1000, blank=True)
     # Further steps after this answer, shown as a carousel of steps (`nextStepResponse`): [{text, sidebar}].
-    steps = models.JSONField(default=list, blank=True, help_text='Further steps: [{"text": "<p>…</p>", "sidebar": {…}}]')
+    steps = models.JSONField(
+        default=list, blank=True, help_text='Further steps: [{"text": "<p>…</p>", "sidebar": {…}}]'
+    )
     ask_feedback = models.BooleanField(default=False)
     livechat = models.BooleanField(default=False, help_text="Escalates the dialog to a human operator.")
     livechat_competency = models.CharField(

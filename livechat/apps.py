@@ -17,6 +17,7 @@ class LivechatConfig(AppConfig):
 
         handover.register(LivechatHandover())
         from .uploads import cleanup  # noqa: F401  (a visitor's file is deleted with its row)
+
         # The server status: the transport (the channel layer) and the queue, operators and dialogs.
         checks.register("livechat", status.transport)
         checks.register("livechat", status.queue, needs=["database"])

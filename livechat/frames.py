@@ -134,8 +134,9 @@ def _survey(bot, params, outcome, transport):
         operator=params.text("operator", max_length=200),
         interaction_survey=params.boolean("interactionSurveyAnswer"),
     )
-    outcome.reply("surveyResponse", {"surveyId": str(survey.uuid), "contextId": outcome.context_id,
-                                     "answerId": stored.pk})
+    outcome.reply(
+        "surveyResponse", {"surveyId": str(survey.uuid), "contextId": outcome.context_id, "answerId": stored.pk}
+    )
 
 
 HANDLERS = {

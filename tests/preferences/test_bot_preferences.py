@@ -18,6 +18,7 @@ def demo_bot_without_preferences(demo_bot):
     BotPreference.objects.filter(bot=demo_bot).delete()
     PreferenceChange.objects.filter(bot=demo_bot).delete()
 
+
 ROOT = "/servlet/api/preferences"
 JSON = "application/json"
 
