@@ -104,6 +104,16 @@
       leaveQueue: "Quitter la file d'attente",
       leaveFailed: "Impossible de quitter la file d'attente pour le moment.",
       unread: "{count} nouveau(x) message(s)",
+      survey: "Questionnaire",
+      surveyLoading: "Chargement du questionnaire…",
+      surveyLoadFailed: "Le questionnaire n'a pas pu être chargé.",
+      surveyRequired: "Ce champ est obligatoire.",
+      surveyMandatory: "obligatoire",
+      surveyChoose: "Choisir…",
+      surveySend: "Envoyer",
+      surveySent: "Merci, vos réponses ont été envoyées.",
+      surveySentBefore: "Questionnaire envoyé.",
+      surveySendFailed: "Vos réponses n'ont pas pu être envoyées.",
     },
     en: {
       open: "Open the chat with " + botName,
@@ -154,6 +164,16 @@
       leaveQueue: "Leave the queue",
       leaveFailed: "The queue could not be left right now.",
       unread: "{count} new message(s)",
+      survey: "Survey",
+      surveyLoading: "Loading the survey…",
+      surveyLoadFailed: "The survey could not be loaded.",
+      surveyRequired: "This field is required.",
+      surveyMandatory: "required",
+      surveyChoose: "Choose…",
+      surveySend: "Send",
+      surveySent: "Thank you, your answers have been sent.",
+      surveySentBefore: "Survey sent.",
+      surveySendFailed: "Your answers could not be sent.",
     },
   };
 
@@ -198,6 +218,7 @@
     open: "dydu.chatbox.open_" + config.bot,
     livechat: "dydu.chatbox.livechat_" + config.bot, // {contextId, mode, lastPoll, operator, queue place and wait}
     saml: "dydu.chatbox.saml2_" + config.bot, // the SAML2 token the server gave (client-contract.md §2.4)
+    surveys: "dydu.chatbox.surveys_" + config.bot, // ["<contextId> <surveyId>", …]: the surveys answered here
     visit: function () {
       return "DYDU_lastvisitfor_" + config.bot + "_" + state.space + "_" + state.locale;
     },
@@ -302,10 +323,11 @@
 
   // ---------------------------------------------------------------- the servlet API
 
-  function ApiError(message, status) {
+  function ApiError(message, status, body) {
     this.name = "ApiError";
     this.message = message;
     this.status = status || 0;
+    this.body = body || null; // the server's error ({error, code, field}) when it sent JSON
   }
   ApiError.prototype = Object.create(Error.prototype);
 
@@ -323,14 +345,16 @@
     var url = API + path;
     // A bot whose visitors must log in (SAML2) knows them by the token it gave: every call carries it.
     var saml = store.get(KEYS.saml);
-    if (saml) fields = Object.assign({}, fields || {}, { saml2_info: saml });
+    // A string is a body already made (the survey's form, sent as CV5 sends it: not percent-encoded).
+    if (typeof fields === "string") fields = saml ? "saml2_info=" + saml + "&" + fields : fields;
+    else if (saml) fields = Object.assign({}, fields || {}, { saml2_info: saml });
     var init = { method: method, headers: { Accept: "application/json" }, credentials: "omit", mode: "cors" };
     if (method === "GET") {
       var query = formBody(fields);
       if (query) url += (url.indexOf("?") < 0 ? "?" : "&") + query;
     } else if (fields) {
       init.headers["Content-Type"] = "application/x-www-form-urlencoded; charset=utf-8";
-      init.body = formBody(fields);
+      init.body = typeof fields === "string" ? fields : formBody(fields);
     }
     var controller = window.AbortController ? new AbortController() : null;
     if (controller) init.signal = controller.signal;
@@ -341,7 +365,7 @@
       .then(
         function (response) {
           return response.text().then(function (text) {
-            if (!response.ok) throw new ApiError(path + " answered " + response.status, response.status);
+            if (!response.ok) throw new ApiError(path + " answered " + response.status, response.status, errorBody(text));
             return readBody(text);
           });
         },
@@ -352,6 +376,15 @@
       .finally(function () {
         clearTimeout(timer);
       });
+  }
+
+  function errorBody(text) {
+    try {
+      var body = JSON.parse(text);
+      return body && typeof body === "object" ? body : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   // What CV5 does with every answer (client-contract.md §1.6): `values` is decoded and returned alone.
@@ -1926,6 +1959,10 @@
     });
     row.appendChild(h("span", { class: "dcb-avatar dcb-avatar-small", "aria-hidden": "true", text: botName.charAt(0).toUpperCase() }));
     row.appendChild(stack);
+    if (values.survey) {
+      var survey = options.history ? surveySentBefore(String(values.survey)) : surveyWidget(String(values.survey));
+      if (survey) stack.appendChild(survey);
+    }
     if (values.askFeedback === true || values.feedback === "withoutAnswer") {
       stack.appendChild(feedbackWidget(values.feedbackWording || {}));
     }
@@ -2072,6 +2109,283 @@
     if (state.pendingFeedback && state.pendingFeedback.parentNode) state.pendingFeedback.parentNode.removeChild(state.pendingFeedback);
     state.pendingFeedback = box;
     return box;
+  }
+
+  // ---------------------------------------------------------------- surveys (client-contract.md §2.2 (19), (20))
+
+  // An answer's `survey` is the survey's id: its configuration is fetched, the form shown in the answer,
+  // mandatory fields checked here, and the answers posted as CV5 posts them: ctx, uuid, field_<id>=value,
+  // not percent-encoded (the server splits the body only before those names). Every text is set as text.
+  var SURVEY_TYPES = ["TITLE", "TEXT", "LONG_TEXT", "MULTIPLE_CHOICE", "SELECT", "RADIO", "CHECKBOX"];
+  var surveyCount = 0;
+
+  function surveyKey(surveyId) {
+    return (state.contextId || "") + " " + surveyId;
+  }
+
+  function surveyAnswered(surveyId) {
+    var done = store.json(KEYS.surveys);
+    return Array.isArray(done) && done.indexOf(surveyKey(surveyId)) >= 0;
+  }
+
+  function rememberSurvey(surveyId) {
+    var done = store.json(KEYS.surveys);
+    done = Array.isArray(done) ? done : [];
+    if (done.indexOf(surveyKey(surveyId)) < 0) done.push(surveyKey(surveyId));
+    store.set(KEYS.surveys, JSON.stringify(done.slice(-50)));
+  }
+
+  function surveyBox(children) {
+    return h("div", { class: "dcb-survey", "data-testid": "survey" }, children);
+  }
+
+  function surveyDone(text, title) {
+    return [
+      title ? h("p", { class: "dcb-survey-title", text: title }) : null,
+      h("p", { class: "dcb-survey-done", role: "status" }, [icon("check"), h("span", { text: text })]),
+    ];
+  }
+
+  // After a reload: a survey answered from this browser shows as sent; one never answered is not offered again.
+  function surveySentBefore(surveyId) {
+    if (!surveyAnswered(surveyId)) return null;
+    var box = surveyBox(surveyDone(t("surveySentBefore")));
+    box.classList.add("dcb-survey-sent");
+    return box;
+  }
+
+  function surveyWidget(surveyId) {
+    var box = surveyBox([h("p", { class: "dcb-survey-loading", text: t("surveyLoading") })]);
+    box.setAttribute("aria-busy", "true");
+    if (surveyAnswered(surveyId)) {
+      box.removeAttribute("aria-busy");
+      box.innerHTML = "";
+      surveyDone(t("surveySentBefore")).forEach(function (child) {
+        if (child) box.appendChild(child);
+      });
+      box.classList.add("dcb-survey-sent");
+      return box;
+    }
+    call("POST", "chat/survey/configuration/" + encodeURIComponent(config.bot), {
+      contextUuid: state.contextId || "null",
+      solutionUsed: "ASSISTANT",
+      language: state.locale,
+      surveyId: surveyId,
+    }).then(
+      function (values) {
+        box.removeAttribute("aria-busy");
+        box.innerHTML = "";
+        if (!values || typeof values !== "object" || !Array.isArray(values.fields)) throw new Error("no survey");
+        box.appendChild(surveyForm(values, surveyId, box));
+        ui.scrollDown();
+      }
+    ).catch(function () {
+      box.removeAttribute("aria-busy");
+      box.innerHTML = "";
+      box.appendChild(h("p", { class: "dcb-survey-error", role: "alert", text: t("surveyLoadFailed") }));
+    });
+    return box;
+  }
+
+  function surveyForm(values, surveyId, box) {
+    var formId = "dcb-survey-" + ++surveyCount;
+    var required = values.requiredMessage || t("surveyRequired");
+    var fields = values.fields
+      .filter(function (field) {
+        return field && SURVEY_TYPES.indexOf(String(field.type)) >= 0; // CV5 throws on an unknown type; here it is left out
+      })
+      .sort(function (a, b) {
+        return (Number(a.order) || 0) - (Number(b.order) || 0);
+      });
+    var controls = []; // {field, element (the field's block), read() → [[key, value]…], focus, error}
+
+    function mark(field) {
+      return field.mandatory
+        ? [h("span", { class: "dcb-survey-mark", "aria-hidden": "true", text: " *" }), srOnly(" (" + t("surveyMandatory") + ")")]
+        : [];
+    }
+
+    function option(type, name, id, label, value) {
+      var input = h("input", { type: type, id: id, name: name, value: value });
+      return { input: input, element: h("label", { class: "dcb-survey-option", for: id }, [input, h("span", { text: label })]) };
+    }
+
+    fields.forEach(function (field) {
+      var id = formId + "-" + field.id;
+      var name = "field_" + field.id;
+      var label = String(field.label || "");
+      var error = h("p", { class: "dcb-survey-field-error", id: id + "-error", role: "alert", hidden: true });
+      var type = String(field.type);
+      var block, read, focus;
+      if (type === "TITLE") {
+        controls.push({ field: field, element: h("p", { class: "dcb-survey-heading", text: label }), read: null });
+        return;
+      }
+      if (type === "TEXT" || type === "LONG_TEXT") {
+        var text = type === "TEXT"
+          ? h("input", { type: "text", id: id, name: name, class: "dcb-survey-input" })
+          : h("textarea", { id: id, name: name, rows: "3", class: "dcb-survey-input" });
+        text.setAttribute("aria-describedby", error.id);
+        if (field.mandatory) text.setAttribute("aria-required", "true");
+        block = h("div", { class: "dcb-survey-field" }, [h("label", { for: id, class: "dcb-survey-label" }, [label].concat(mark(field))), text, error]);
+        read = function () {
+          return text.value.trim() ? [[name, text.value]] : [];
+        };
+        focus = text;
+      } else if (type === "SELECT") {
+        var select = h("select", { id: id, name: name, class: "dcb-survey-input" }, [h("option", { value: "", text: t("surveyChoose") })]);
+        (field.children || []).forEach(function (child) {
+          select.appendChild(h("option", { value: String(child.label || ""), text: String(child.label || "") }));
+        });
+        select.setAttribute("aria-describedby", error.id);
+        if (field.mandatory) select.setAttribute("aria-required", "true");
+        block = h("div", { class: "dcb-survey-field" }, [h("label", { for: id, class: "dcb-survey-label" }, [label].concat(mark(field))), select, error]);
+        read = function () {
+          return select.value ? [[name, select.value]] : [];
+        };
+        focus = select;
+      } else if (type === "MULTIPLE_CHOICE") {
+        var options = (field.children || []).map(function (child) {
+          var kind = String(child.type) === "CHECKBOX" ? "checkbox" : "radio";
+          var made = option(kind, name, id + "-" + child.id, String(child.label || ""), String(child.label || ""));
+          made.child = child;
+          return made;
+        });
+        block = h(
+          "fieldset",
+          { class: "dcb-survey-field dcb-survey-choices", "aria-describedby": error.id },
+          [h("legend", { class: "dcb-survey-label" }, [label].concat(mark(field)))]
+            .concat(options.map(function (made) {
+              return made.element;
+            }))
+            .concat([error])
+        );
+        read = function () {
+          // The first choice as field_<fieldId>, other check boxes as field_<optionId> (a field name is sent once).
+          return options
+            .filter(function (made) {
+              return made.input.checked;
+            })
+            .map(function (made, index) {
+              return [index === 0 ? name : "field_" + made.child.id, made.input.value];
+            });
+        };
+        focus = options.length ? options[0].input : null;
+      } else {
+        // A lone RADIO or CHECKBOX: checked or not; checked sends its label.
+        var lone = option(type === "RADIO" ? "radio" : "checkbox", name, id, label, label);
+        if (field.mandatory) lone.element.appendChild(h("span", {}, mark(field)));
+        block = h("div", { class: "dcb-survey-field" }, [lone.element, error]);
+        read = function () {
+          return lone.input.checked ? [[name, label]] : [];
+        };
+        focus = lone.input;
+      }
+      controls.push({ field: field, element: block, read: read, focus: focus, error: error });
+    });
+
+    var formError = h("p", { class: "dcb-survey-error", role: "alert", hidden: true });
+    var submit = h("button", { type: "submit", class: "dcb-survey-send", text: values.submitValue || t("surveySend") });
+    var form = h(
+      "form",
+      { class: "dcb-survey-form", novalidate: true, "aria-label": values.title || t("survey") },
+      [values.title ? h("p", { class: "dcb-survey-title", text: values.title }) : null]
+        .concat(controls.map(function (control) {
+          return control.element;
+        }))
+        .concat([formError, submit])
+    );
+
+    function showError(control, text) {
+      control.error.textContent = text;
+      control.error.hidden = false;
+      control.element.classList.add("dcb-survey-invalid");
+      var target = control.element.tagName === "FIELDSET" ? control.element : control.focus;
+      if (target) target.setAttribute("aria-invalid", "true");
+    }
+
+    function clearErrors() {
+      formError.hidden = true;
+      controls.forEach(function (control) {
+        if (!control.error) return;
+        control.error.hidden = true;
+        control.element.classList.remove("dcb-survey-invalid");
+        control.element.removeAttribute("aria-invalid");
+        if (control.focus) control.focus.removeAttribute("aria-invalid");
+      });
+    }
+
+    // A field's error goes once it is answered.
+    function answered(event) {
+      controls.forEach(function (control) {
+        if (!control.error || control.error.hidden || !control.element.contains(event.target)) return;
+        if (!control.read().length) return;
+        control.error.hidden = true;
+        control.element.classList.remove("dcb-survey-invalid");
+        control.element.removeAttribute("aria-invalid");
+        if (control.focus) control.focus.removeAttribute("aria-invalid");
+      });
+    }
+    form.addEventListener("change", answered);
+    form.addEventListener("input", answered);
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      clearErrors();
+      var pairs = [["ctx", state.contextId || values.contextId || ""], ["uuid", values.surveyId || surveyId]];
+      var missing = [];
+      controls.forEach(function (control) {
+        if (!control.read) return;
+        var given = control.read();
+        if (!given.length && control.field.mandatory) missing.push(control);
+        pairs = pairs.concat(given);
+      });
+      if (missing.length) {
+        missing.forEach(function (control) {
+          showError(control, required);
+        });
+        if (missing[0].focus) missing[0].focus.focus();
+        return;
+      }
+      submit.disabled = true;
+      form.setAttribute("aria-busy", "true");
+      var body = pairs
+        .map(function (pair) {
+          return pair[0] + "=" + pair[1];
+        })
+        .join("&");
+      call("POST", "chat/survey/" + encodeURIComponent(config.bot), body).then(
+        function () {
+          rememberSurvey(values.surveyId || surveyId);
+          box.innerHTML = "";
+          surveyDone(t("surveySent"), values.title).forEach(function (child) {
+            if (child) box.appendChild(child);
+          });
+          box.classList.add("dcb-survey-sent");
+          ui.scrollDown();
+          if (values.reword) send(String(values.reword), {}); // CV5 asks the survey's reword for the visitor
+        },
+        function (error) {
+          submit.disabled = false;
+          form.removeAttribute("aria-busy");
+          var server = (error && error.body) || {};
+          var message = typeof server.error === "string" && server.error ? server.error : t("surveySendFailed");
+          var named = controls.filter(function (control) {
+            return control.read && server.field && (server.field === "field_" + control.field.id ||
+              (control.field.children || []).some(function (child) {
+                return server.field === "field_" + child.id;
+              }));
+          })[0];
+          // The server's error under the field it names (the survey's own message for a missing one);
+          // above the button otherwise.
+          if (named) showError(named, server.code === "MISSING_FIELD" ? required : message);
+          formError.textContent = named ? t("surveySendFailed") : message;
+          formError.hidden = false;
+          ui.scrollDown();
+        }
+      );
+    });
+    return form;
   }
 
   // ---------------------------------------------------------------- the conversation
