@@ -246,10 +246,12 @@ def test_both_workers_serve(layout):
         # them): open them until every worker holds one, each answering a talk.
         while len(opened) < 40:
             url = f"wss://127.0.0.1:{layout.https_port}/servlet/chatWs"
-            socket = sockets.enter_context(connect(url, ssl=context, open_timeout=10))
+            # Generous timeouts: a worker that builds the demo bot's matcher for its first talk, on a
+            # machine running the rest of the suite beside it, took over 10 s to accept once.
+            socket = sockets.enter_context(connect(url, ssl=context, open_timeout=30))
             opened.append(socket)
             socket.send(json.dumps(frame))
-            answer = json.loads(socket.recv(timeout=15))
+            answer = json.loads(socket.recv(timeout=30))
             assert answer["type"] == "talkResponse"
             assert "opposition" in decoded(answer["values"]["text"])
             held = {pid: established_on(pid, layout.app_port) for pid in workers}
