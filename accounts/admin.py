@@ -28,6 +28,28 @@ def may(request, action: str) -> bool:
     return request.user.is_superuser or (is_member(request) and can(request.user, action))
 
 
+class ReadOnlyAdmin:
+    """A list the platform alone writes (logs, change histories): the people allowed `read_action` read
+    it; nobody adds, edits or deletes a row by hand."""
+
+    read_action = ""
+
+    def has_module_permission(self, request):
+        return may(request, self.read_action)
+
+    def has_view_permission(self, request, obj=None):
+        return may(request, self.read_action)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class AccountScopedAdmin(admin.ModelAdmin):
     """Objects that belong to an account through `account_path`; a member sees their account's only."""
 

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Q
 
-from accounts.admin import may
+from accounts.admin import ReadOnlyAdmin, may
 from accounts.models import Account
 from accounts.permissions import account_of
 from bots.models import Bot
@@ -128,7 +128,8 @@ class AccountPreferenceAdmin(PreferenceAdmin):
 
 
 @admin.register(PreferenceChange)
-class PreferenceChangeAdmin(admin.ModelAdmin):
+class PreferenceChangeAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    read_action = "preferences.read"
     list_display = ["changed_at", "scope", "owner", "name", "old_value", "new_value", "changed_by_login", "via"]
     list_filter = ["scope", "via"]
     search_fields = ["name", "changed_by_login"]
@@ -143,18 +144,3 @@ class PreferenceChangeAdmin(admin.ModelAdmin):
             return queryset
         account = account_of(request.user)
         return queryset.filter(Q(bot__account=account) | Q(account=account))
-
-    def has_module_permission(self, request):
-        return may(request, "preferences.read")
-
-    def has_view_permission(self, request, obj=None):
-        return may(request, "preferences.read")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -4,30 +4,17 @@ for the people the Log Explicit API lets read them (status.details), scoped to t
 from django.contrib import admin
 from django.utils import timezone
 
-from accounts.admin import may
+from accounts.admin import ReadOnlyAdmin
 from bots.admin_scoping import BotScopedAdmin
 
 from . import READ_LOGS
 from .recording import store_held_errors
 
 
-class ReadOnlyLogAdmin(BotScopedAdmin):
-    """Logs are written by the platform only: nobody adds, edits or deletes a row by hand."""
+class ReadOnlyLogAdmin(ReadOnlyAdmin, BotScopedAdmin):
+    """Logs are written by the platform only, and read by those the Log Explicit API lets read them."""
 
-    def has_module_permission(self, request):
-        return may(request, READ_LOGS)
-
-    def has_view_permission(self, request, obj=None):
-        return may(request, READ_LOGS)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    read_action = READ_LOGS
 
 
 class ByDate(admin.DateFieldListFilter):

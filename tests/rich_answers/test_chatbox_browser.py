@@ -9,17 +9,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.test_demo_chat import ask
+
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
 
 SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "rich_answers"
 ANSWERS = ".dcb-row-bot:not(.dcb-typing)"
-
-
-def ask(page, text: str):
-    box = page.get_by_role("textbox", name=re.compile("Votre question|Your question"))
-    box.fill(text)
-    box.press("Enter")
 
 
 def shot(page, name: str, shown=None):

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from dialogs.models import Dialog, Survey, SurveyAnswer, SurveyField
 from dialogs.surveys.definitions import ordered_fields
 from tests.e2e.conftest import browser, chat_page, demo_bot_live  # noqa: F401 (fixtures)
+from tests.e2e.test_demo_chat import ask
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
@@ -19,12 +20,6 @@ expect.set_options(timeout=10_000)
 SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "surveys"
 ANSWERS = ".dcb-row-bot:not(.dcb-typing)"
 REMARK = "Rapide & clair, 100% = parfait + merci <b>l'équipe</b>"
-
-
-def ask(page, text: str):
-    box = page.get_by_role("textbox", name=re.compile("Votre question|Your question"))
-    box.fill(text)
-    box.press("Enter")
 
 
 def shot(page, name: str, shown=None):
