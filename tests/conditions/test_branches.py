@@ -138,5 +138,5 @@ def test_a_chat_variable_write_is_one_merging_update_after_two_reads(chatbox, ad
         if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))
     ]
     # The bot, the dialog, then the change merged into the stored variables (no read-merge-write).
-    assert verbs == ["SELECT", "SELECT", "UPDATE"]
+    assert verbs == ["SELECT", "SELECT", "UPDATE"], [q["sql"][:150] for q in captured.captured_queries]
     assert stored(chatbox) == {"age": "40", "client_type": "pro"}
