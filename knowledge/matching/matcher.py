@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import embeddings, workers
+from . import calibration, embeddings, workers
 from .decide import CALIBRATION, FUSION, TUNED, Fusion, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
@@ -57,6 +57,12 @@ class MatcherConfig:
     refine_classifier: bool = True
     sync_training_cost: float = 2e9
     max_training_cost: float = 2e12
+    # Per-bot decisions: the score calibration and the Direct / Reword thresholds fitted on the bot's own
+    # formulations at build (calibration.py), blended with the priors (decide.py) while the bot is small.
+    # Thresholds set above stay as set. Up to `sync_calibration_rows` rows (and when the classifier trains
+    # here) it runs inside the build, otherwise in the background after the classifier (the priors serve).
+    calibrate: bool = True
+    sync_calibration_rows: int = 5000
 
     @property
     def mode(self) -> str:
@@ -105,6 +111,7 @@ class Matcher:
         self.fusion = config.fusion(self.regime, self.layout)
         self.topk = TopK(self.row_item, self.item_starts, 0)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
+        self.calibrated: calibration.Fitted | None = None  # set once the per-bot calibration is in place
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -123,6 +130,7 @@ class Matcher:
             logger.warning("matching: embeddings unavailable, building a lexical-only index")
             config = replace(config, use_embeddings=False)
         m = cls(language, config)
+        groups = list(groups)  # read twice: here and by the calibration's index
         m.entries = sorted(entries, key=lambda e: (e.item_id, e.id))
         expander = GroupExpander(groups, max_variants=config.max_group_variants)
         row_entry: list[int] = []
@@ -164,9 +172,49 @@ class Matcher:
                         # The LDA serves while the regression trains in the background, or for good when too costly.
                         m.classifier = lda
                 m._refine(labels, len(item_ids), cost)
+        if config.calibrate and len(item_ids) > 1:
+            m._calibrate(groups)
         if m._trainer is None:
             m.ready.set()
         return m
+
+    def _calibrate(self, groups: list[MatchingGroupDef]) -> None:
+        """Fit this bot's calibration and thresholds (calibration.fit): here on a small bot whose classifier
+        is final, else in the background after the classifier (which then sets `ready`)."""
+
+        def run() -> None:
+            try:
+                fitted = calibration.fit(self, groups)
+            except Exception:  # a failed calibration leaves the priors, it must not break the bot
+                logger.exception("matching: calibration failed, the priors serve")
+                return
+            if fitted is None:
+                return
+            cfg = self.config
+            thresholds = replace(
+                fitted.thresholds,
+                direct=fitted.thresholds.direct if cfg.direct_threshold is None else cfg.direct_threshold,
+                reword=fitted.thresholds.reword if cfg.reword_threshold is None else cfg.reword_threshold,
+            )
+            # A talk at this very moment may read the new calibration with the old thresholds: one decision
+            # made half with the priors, never an error.
+            self.calibration, self.thresholds, self.calibrated = fitted.calibration, thresholds, fitted
+
+        trainer = self._trainer
+        if trainer is None and len(self.row_text) <= self.config.sync_calibration_rows:
+            run()
+            return
+
+        def after() -> None:
+            try:
+                if trainer is not None:
+                    trainer.join()
+                run()
+            finally:
+                self.ready.set()
+
+        self._trainer = threading.Thread(target=after, name="matcher-calibration", daemon=True)
+        self._trainer.start()
 
     def _refine(self, labels: np.ndarray, n_items: int, cost: float) -> None:
         """Train the softmax regression (`cost` multiply-adds): here, in the background, or not at all."""
@@ -179,7 +227,8 @@ class Matcher:
                 # One attribute assignment: a concurrent match() sees either classifier, never half of one.
                 self.classifier = SoftmaxRegression(self.vectors, labels, n_items, column_scale=self.column_scale())
             finally:
-                self.ready.set()
+                if not (cfg.calibrate and n_items > 1):  # else the calibration, which follows, sets it
+                    self.ready.set()
 
         if cost <= cfg.sync_training_cost:
             train()

@@ -1,0 +1,179 @@
+"""Per-bot calibration: the score calibration and the Direct / Reword thresholds fitted, at index build, on the
+bot's own formulations (held-out formulations as in-scope questions, the same with their item removed as
+out-of-scope ones), blended with the priors of decide.py for bots too small to say much."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .decide import Calibration, Thresholds
+from .scoring import softmax
+
+if TYPE_CHECKING:
+    from .matcher import Matcher
+
+# At most this many held-out formulations (one per item in turn): enough to place two thresholds, cheap
+# enough (one evidence computation each, the vectors are stored) to run at every build.
+MAX_PROBES = 240
+# Below this many probes the bot is not calibrated at all (the priors serve as they are).
+MIN_PROBES = 4
+# Weight of the priors, in probes: with PRIOR_PROBES probes the fitted thresholds weigh half.
+PRIOR_PROBES = 40.0
+# Strength of the pull of the fitted calibration towards the prior one (an L2 penalty on the difference).
+PRIOR_STRENGTH = 8.0
+# An out-of-scope probe weighs this much against an in-scope one: a bot mostly gets questions it can answer.
+OOS_WEIGHT = 0.5
+# Utility of each outcome (the values bench/matching.py --tune used to choose the priors on BANKING77).
+RIGHT_DIRECT, WRONG_DIRECT = 1.0, -1.0
+GOOD_REWORD, USELESS_REWORD = 0.5, -0.25
+MISSED, REJECTED = -0.25, 0.5
+DIRECT_GRID = np.round(np.arange(0.30, 0.96, 0.025), 3)
+REWORD_GRID = np.round(np.arange(0.025, 0.90, 0.025), 3)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What a calibration run gives a matcher: its calibration and thresholds, and how much it rests on."""
+
+    calibration: Calibration
+    thresholds: Thresholds
+    probes: int
+    weight: float  # share of the fitted values against the priors, 0..1
+
+
+def probes_of(m: Matcher, limit: int = MAX_PROBES, seed: int = 0) -> list[int]:
+    """Indexes (in m.entries) of the formulations held out: one per item in turn, only from items that keep
+    at least one other formulation, at most `limit`."""
+    by_item: dict[int, list[int]] = {}
+    for i, e in enumerate(m.entries):
+        by_item.setdefault(e.item_id, []).append(i)
+    rng = random.Random(seed)
+    pools = []
+    for item in sorted(by_item):
+        rows = by_item[item]
+        if len(rows) >= 2:
+            rows = list(rows)
+            rng.shuffle(rows)
+            pools.append(rows[: len(rows) - 1])  # the item keeps one formulation at least
+    rng.shuffle(pools)
+    picked: list[int] = []
+    depth = 0
+    while len(picked) < limit and any(depth < len(p) for p in pools):
+        for pool in pools:
+            if depth < len(pool) and len(picked) < limit:
+                picked.append(pool[depth])
+        depth += 1
+    return picked
+
+
+def fit(m: Matcher, groups=(), limit: int = MAX_PROBES) -> Fitted | None:
+    """Calibrate `m` (built, classifier final) from held-out formulations; None when it has too few."""
+    from .matcher import Matcher  # the matcher imports this module
+
+    held = probes_of(m, limit)
+    if len(held) < MIN_PROBES:
+        return None
+    held_set = set(held)
+    rest = [e for i, e in enumerate(m.entries) if i not in held_set]
+    # The shadow index is the bot without its probes, weighed as the bot is (same regime, fusion and
+    # classifier kind), its regression trained here (this runs where the bot's own one was trained).
+    shadow_config = replace(
+        m.config,
+        calibrate=False,
+        fusion_weights=dict(m.fusion.weights),
+        minilm_weight=m.fusion.minilm,
+        sync_training_cost=float("inf"),
+    )
+    shadow = Matcher.build(m.language, rest, groups, shadow_config)
+    first_row = np.searchsorted(m.row_entry, np.arange(len(m.entries)))
+    n = len(held)
+    # Per probe: its three best candidates in scope (share, similarity; padding has similarity 0, never
+    # proposed), whether each is the right item, and its best candidate once its item is removed.
+    ins = np.zeros((n, 3, 2))
+    ins_right = np.zeros((n, 3), dtype=bool)
+    oos = np.zeros((n, 2))
+    all_items = np.ones(len(shadow.item_ids), dtype=bool)
+    for k, i in enumerate(held):
+        text = m.row_text[int(first_row[i])]  # the formulation with its group references expanded
+        vector = m.vectors[i] if m.vectors is not None else None
+        parts = shadow.components(text, vector)
+        similarity = parts["similarity"]
+        gold = int(np.searchsorted(shadow.item_ids, m.entries[i].item_id))
+        share = softmax(shadow.fuse(parts, all_items), all_items)
+        for slot, j in enumerate(np.argsort(-share)[:3]):
+            ins[k, slot] = (share[j], similarity[j])
+            ins_right[k, slot] = j == gold
+        # Out of scope: the same question to the bot without its item (the evidence weighed among the others).
+        others = all_items.copy()
+        others[gold] = False
+        if others.any():
+            alone = softmax(shadow.fuse(parts, others), others)
+            j = int(np.argmax(alone))
+            oos[k] = (alone[j], similarity[j])
+    x = np.concatenate([ins.reshape(-1, 2), oos])
+    y = np.concatenate([ins_right.reshape(-1).astype(float), np.zeros(n)])
+    weights = np.concatenate([np.ones(3 * n), np.full(n, OOS_WEIGHT)])
+    weights[x[:, 1] <= 0.0] = 0.0  # padding and unrelated candidates: never proposed, nothing to fit
+    calibration = _logistic(x, y, weights, m.calibration)
+    direct, reword = _thresholds(
+        _scores(ins.reshape(-1, 2), calibration).reshape(n, 3), ins_right, _scores(oos, calibration), m.thresholds
+    )
+    w = n / (n + PRIOR_PROBES)
+    prior = m.thresholds
+    thresholds = replace(
+        prior,
+        direct=round(w * direct + (1 - w) * prior.direct, 4),
+        reword=round(w * reword + (1 - w) * prior.reword, 4),
+    )
+    return Fitted(calibration=calibration, thresholds=thresholds, probes=n, weight=round(w, 3))
+
+
+def _scores(feats: np.ndarray, c: Calibration) -> np.ndarray:
+    z = c.share * feats[:, 0] + c.similarity * feats[:, 1] + c.bias
+    s = 1.0 / (1.0 + np.exp(-z))
+    s[feats[:, 1] <= 0.0] = 0.0  # as the matcher does: nothing in common, never proposed
+    return s
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, prior: Calibration) -> Calibration:
+    """Weighted logistic regression of "this candidate is right" on (share, similarity), pulled towards the
+    prior calibration (an L2 penalty on the difference), by Newton steps (three parameters)."""
+    theta0 = np.array([prior.share, prior.similarity, prior.bias])
+    theta = theta0.copy()
+    X = np.column_stack([x, np.ones(len(x))])
+    for _ in range(30):
+        p = 1.0 / (1.0 + np.exp(-(X @ theta)))
+        grad = X.T @ (w * (p - y)) + PRIOR_STRENGTH * (theta - theta0)
+        hess = (X * (w * p * (1 - p))[:, None]).T @ X + PRIOR_STRENGTH * np.eye(3)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return Calibration(
+        share=round(float(theta[0]), 4), similarity=round(float(theta[1]), 4), bias=round(float(theta[2]), 4)
+    )
+
+
+def _thresholds(ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarray, prior: Thresholds) -> tuple[float, float]:
+    """(direct, reword) with the best total utility over the probes: `ins` the scores of each probe's three
+    candidates in scope (`ins_right`: which is the right item), `oos` its best score once its item is gone."""
+    top, top_right = ins[:, 0], ins_right[:, 0]
+    best = (-np.inf, prior.direct, prior.reword)
+    for direct in DIRECT_GRID:
+        for reword in REWORD_GRID[: np.searchsorted(REWORD_GRID, direct)]:
+            floor = np.maximum(reword, top - prior.window)
+            offered = ((ins >= floor[:, None]) & ins_right).any(axis=1)
+            u_in = np.where(
+                top >= direct,
+                np.where(top_right, RIGHT_DIRECT, WRONG_DIRECT),
+                np.where(top >= reword, np.where(offered, GOOD_REWORD, USELESS_REWORD), MISSED),
+            ).sum()
+            u_out = np.where(oos >= direct, WRONG_DIRECT, np.where(oos >= reword, USELESS_REWORD, REJECTED)).sum()
+            u = float(u_in + OOS_WEIGHT * u_out)
+            if u > best[0] + 1e-9:
+                best = (u, float(direct), float(reword))
+    return best[1], best[2]
