@@ -7,12 +7,15 @@ matrix of accounts.permissions, not Django's per-model permissions.
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from unfold.admin import ModelAdmin, StackedInline, TabularInline
+from unfold.forms import AdminPasswordChangeForm, UserChangeForm, UserCreationForm
 
 from .models import Account, ApiToken, BotApiAccess, Competency, Membership
 from .permissions import account_of, can, role_of
@@ -50,7 +53,7 @@ class ReadOnlyAdmin:
         return False
 
 
-class AccountScopedAdmin(admin.ModelAdmin):
+class AccountScopedAdmin(ModelAdmin):
     """Objects that belong to an account through `account_path`; a member sees their account's only."""
 
     account_path = "account"
@@ -90,13 +93,13 @@ class MadeElsewhere:
         return False
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(TabularInline):
     model = Membership
     extra = 0
     autocomplete_fields = ["user"]
 
 
-class CompetencyInline(admin.TabularInline):
+class CompetencyInline(TabularInline):
     model = Competency
     extra = 0
     fields = ["name", "created_at", "created_by"]
@@ -126,18 +129,28 @@ class AccountAdmin(AccountScopedAdmin):
         return account.members.count()
 
 
-class UserMembershipInline(admin.StackedInline):
+class UserMembershipInline(StackedInline):
     model = Membership
     can_delete = False
     verbose_name_plural = "Account and role"
 
 
 admin.site.unregister(User)
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class RoleGroupAdmin(GroupAdmin, ModelAdmin):
+    """Django's group admin in the back office's theme."""
 
 
 @admin.register(User)
-class BackOfficeUserAdmin(UserAdmin):
-    """Django's user admin with the user's account and role on the same page."""
+class BackOfficeUserAdmin(UserAdmin, ModelAdmin):
+    """Django's user admin with the user's account and role on the same page (unfold's forms)."""
+
+    form = UserChangeForm
+    add_form = UserCreationForm
+    change_password_form = AdminPasswordChangeForm
 
     inlines = [UserMembershipInline]
     list_display = ["username", "email", "account", "role", "is_staff", "is_active", "last_login"]

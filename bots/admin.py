@@ -3,18 +3,19 @@
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from unfold.admin import TabularInline
 
 from .admin_scoping import BotScopedAdmin
 from .logs.backoffice import ServerErrorAdmin
 from .models import Bot, BotLanguage, ServerError, Space
 
 
-class BotLanguageInline(admin.TabularInline):
+class BotLanguageInline(TabularInline):
     model = BotLanguage
     extra = 0
 
 
-class SpaceInline(admin.TabularInline):
+class SpaceInline(TabularInline):
     model = Space
     extra = 0
 

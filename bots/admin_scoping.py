@@ -1,6 +1,6 @@
 """Back-office scoping: a user sees only the bots of their account (superusers see every bot)."""
 
-from django.contrib import admin
+from unfold.admin import ModelAdmin
 
 from .models import Bot
 
@@ -11,7 +11,7 @@ def bots_of(user):
     return Bot.objects.filter(account__members__user=user)
 
 
-class BotScopedAdmin(admin.ModelAdmin):
+class BotScopedAdmin(ModelAdmin):
     """For models that belong to a bot through `bot_path` (e.g. "bot" or "item__bot")."""
 
     bot_path = "bot"

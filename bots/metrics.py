@@ -220,7 +220,10 @@ def chat_http() -> ChatHttpMeters:
     if _meters is None:
         with _meters_lock:
             if _meters is None:
-                store = RedisStore(settings.REDIS_URL) if settings.REDIS_URL else LocalStore()
+                if settings.REDIS_URL:
+                    store = RedisStore(settings.REDIS_URL, f"chatHttp{settings.REDIS_KEY_PREFIX}")
+                else:
+                    store = LocalStore()
                 _meters = ChatHttpMeters(store)
     return _meters
 

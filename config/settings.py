@@ -48,6 +48,11 @@ ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 
 INSTALLED_APPS = [
     "daphne",
+    # The back office's theme (django-unfold): it stays the Django admin, with a sidebar, filters and
+    # dashboards that read like a current product; it must come before django.contrib.admin.
+    "unfold",
+    "unfold.contrib.filters",
+    "unfold.contrib.forms",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -137,6 +142,10 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL")
+# Keys apart in a Redis that several platforms share (REDIS_KEY_PREFIX). Test workers (pytest-xdist)
+# share one Redis but each has a database of its own, so their users and bots have the same ids: one
+# worker's export lock or login failures must not be another's.
+REDIS_KEY_PREFIX = env.str("REDIS_KEY_PREFIX", default="") + os.environ.get("PYTEST_XDIST_WORKER", "")
 if REDIS_URL:
     from redis.exceptions import ConnectionError as RedisConnectionError
 
@@ -156,7 +165,7 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_CHANNEL_HOST], "capacity": 20_000},
+            "CONFIG": {"hosts": [REDIS_CHANNEL_HOST], "capacity": 20_000, "prefix": f"asgi{REDIS_KEY_PREFIX}"},
         }
     }
     # A Redis that does not answer must not hold a login or an export: what uses the cache falls back
@@ -166,6 +175,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            "KEY_PREFIX": REDIS_KEY_PREFIX,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
@@ -206,6 +216,37 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "bots.servlet.errors.drf_exception_handler",
 }
+# Back-office sign-in: unfold's login form posts to the page's own address, so a login without `next`
+# lands on the back office's index (Django's default is /accounts/profile/, which does not exist here).
+LOGIN_URL = "/admin/login/"
+LOGIN_REDIRECT_URL = "/admin/"
+
+# The back office (django-unfold): its name, and the live-chat console in the sidebar for those who operate.
+UNFOLD = {
+    "SITE_TITLE": "Back office",
+    "SITE_HEADER": "Bot platform",
+    "SITE_SUBHEADER": "Bots, knowledge, dialogs and live chat",
+    "SITE_SYMBOL": "smart_toy",
+    "SHOW_HISTORY": True,
+    "SIDEBAR": {
+        "show_search": True,
+        "show_all_applications": True,
+        "navigation": [
+            {
+                "title": "Live chat",
+                "items": [
+                    {
+                        "title": "Live chat console",
+                        "icon": "support_agent",
+                        "link": "/livechat/",
+                        "permission": "livechat.context.may_open_console",
+                    }
+                ],
+            }
+        ],
+    },
+}
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Servlet API",
     "DESCRIPTION": "The servlet API of the conversational-bot platform: chat, server status, "
@@ -233,7 +274,6 @@ CHAT_UPLOAD_DIR = env.path("CHAT_UPLOAD_DIR", default=str(DATA_DIR / "uploads"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
-
 # E-mail (a dialog's transcript sent with #dydumailto#, dialogs/mailto.py): written on the console
 # unless EMAIL_HOST names an SMTP server (tests use Django's locmem outbox).
 EMAIL_HOST = env.str("EMAIL_HOST", default="")

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.utils.html import format_html
+from unfold.admin import StackedInline, TabularInline
 
 from bots.admin_scoping import BotScopedAdmin
 from bots.models import Space
@@ -19,7 +20,7 @@ from .branches import validate_conditions
 from .models import Answer, AnswerBranch, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 
 
-class FormulationInline(admin.TabularInline):
+class FormulationInline(TabularInline):
     model = Formulation
     extra = 1
     fields = ["language", "text", "rewordable", "position"]
@@ -45,7 +46,7 @@ class AnswerForm(forms.ModelForm):
         return data
 
 
-class AnswerInline(admin.StackedInline):
+class AnswerInline(StackedInline):
     model = Answer
     form = AnswerForm
     extra = 0

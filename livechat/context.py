@@ -3,6 +3,10 @@
 from .presence import may_operate
 
 
-def console_link(request):
+def may_open_console(request) -> bool:
     user = getattr(request, "user", None)
-    return {"may_operate": bool(user and user.is_authenticated and may_operate(user))}
+    return bool(user and user.is_authenticated and may_operate(user))
+
+
+def console_link(request):
+    return {"may_operate": may_open_console(request)}

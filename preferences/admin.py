@@ -4,6 +4,7 @@ recorded in the history like the API's changes, and the read-only history itself
 from django import forms
 from django.contrib import admin
 from django.db.models import Q
+from unfold.admin import ModelAdmin
 
 from accounts.admin import ReadOnlyAdmin, may
 from accounts.models import Account
@@ -53,7 +54,7 @@ class AccountPreferenceForm(PreferenceForm):
         return services.Owner(account=self.cleaned_data["account"])
 
 
-class PreferenceAdmin(admin.ModelAdmin):
+class PreferenceAdmin(ModelAdmin):
     list_display = ["name", "value", "updated_by", "updated_at"]
     search_fields = ["name", "value"]
     readonly_fields = ["updated_by", "updated_at"]
@@ -128,7 +129,7 @@ class AccountPreferenceAdmin(PreferenceAdmin):
 
 
 @admin.register(PreferenceChange)
-class PreferenceChangeAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+class PreferenceChangeAdmin(ReadOnlyAdmin, ModelAdmin):
     read_action = "preferences.read"
     list_display = ["changed_at", "scope", "owner", "name", "old_value", "new_value", "changed_by_login", "via"]
     list_filter = ["scope", "via"]

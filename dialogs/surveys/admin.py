@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from unfold.admin import TabularInline
 
 from accounts.admin import AccountScopedAdmin, may
 from bots.admin_scoping import BotScopedAdmin
@@ -56,7 +57,7 @@ class SurveyFieldForm(forms.ModelForm):
         return data
 
 
-class SurveyFieldInline(admin.TabularInline):
+class SurveyFieldInline(TabularInline):
     model = SurveyField
     form = SurveyFieldForm
     fk_name = "survey"

@@ -49,7 +49,7 @@ def open_console(page, server):
     expect(page).to_have_url(re.compile(r"/admin/login/"))
     page.fill("#id_username", OPERATOR)
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    page.click("[type=submit]")
     # The whole address: the login page's own ends with ?next=/livechat/ too.
     expect(page).to_have_url(server.url("/livechat/"))
     status = page.get_by_test_id("status-select")
@@ -218,6 +218,6 @@ def test_a_back_office_user_who_does_not_answer_visitors_gets_a_clear_page(platf
     page.goto(server.url("/livechat/"))
     page.fill("#id_username", "rita")
     page.fill("#id_password", "rita-pass-2026-e2e")
-    page.click("input[type=submit]")
+    page.click("[type=submit]")
     expect(page.get_by_test_id("refusal-reason")).to_contain_text("Only operators and administrators")
     shot(page, "11-not-an-operator")
