@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import F
 from django.db.models.functions import Lower
 
+from .time_zones import default_time_zone, validate_time_zone
+
 # The demo bot that `make run` seeds (knowledge/demo/) has this fixed, documented UUID.
 DEMO_BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
 DEFAULT_SPACE_NAME = "Defaut"
@@ -54,6 +56,13 @@ class Bot(models.Model):
     too_many_misunderstood = models.PositiveSmallIntegerField(
         default=3,
         help_text="Misunderstood inputs in a row before the 'too many misunderstood' sentence (0 = never).",
+    )
+    # The back office shows the bot's dialogs, logs and statistics at this zone's times (bots/time_zones.py).
+    time_zone = models.CharField(
+        max_length=64,
+        default=default_time_zone,
+        validators=[validate_time_zone],
+        help_text="Times of this bot's dialogs and statistics are shown in this zone, e.g. Europe/Paris.",
     )
     # Bumped by every knowledge write so every worker process rebuilds its matching index.
     knowledge_version = models.PositiveBigIntegerField(default=new_knowledge_version, editable=False)
