@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "bots",
     "accounts",
     "knowledge",
+    "knowledge.vectors",
     "dialogs",
     "preferences",
     "livechat",
@@ -274,6 +275,16 @@ CHAT_UPLOAD_DIR = env.path("CHAT_UPLOAD_DIR", default=str(DATA_DIR / "uploads"))
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
+# Formulation vectors (knowledge/vectors/): a bot missing more than VECTORS_SYNC_LIMIT of them answers with its
+# lexical matcher while a server process computes them in the background (polling for jobs every
+# VECTORS_POLL_SECONDS; a claim older than VECTORS_LEASE_SECONDS without news is taken over). The bots' matching
+# indexes of a process stay under MATCHING_MEMORY_MB: beyond it the least recently used are dropped and
+# rebuilt from their stored vectors at their next talk.
+VECTORS_SYNC_LIMIT = env.int("VECTORS_SYNC_LIMIT", default=100)
+VECTORS_POLL_SECONDS = env.float("VECTORS_POLL_SECONDS", default=5.0)
+VECTORS_LEASE_SECONDS = env.float("VECTORS_LEASE_SECONDS", default=60.0)
+MATCHING_MEMORY_MB = env.int("MATCHING_MEMORY_MB", default=1024)
+
 # E-mail (a dialog's transcript sent with #dydumailto#, dialogs/mailto.py): written on the console
 # unless EMAIL_HOST names an SMTP server (tests use Django's locmem outbox).
 EMAIL_HOST = env.str("EMAIL_HOST", default="")

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.db.models import Q
 
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
@@ -18,6 +19,7 @@ from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 from . import matching
 from .answers import Branch, answers_for, branches_of
 from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
+from .vectors import budget
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +96,10 @@ class Snapshot:
     _allowed: dict[tuple, frozenset[int]] = field(default_factory=dict)
     _memo: dict = field(default_factory=dict)
     _matchers: dict[str, "matching.Matcher"] = field(default_factory=dict)
+    # languages whose matcher is lexical only until the background job has stored the vectors
+    _provisional: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    last_used: float = 0.0  # time.monotonic() of its last use: the memory budget drops the least recent
 
     def spoken_language(self, requested: str | None) -> str:
         """The ISO code of a requested language (a code or a name) if the bot speaks it, else ""."""
@@ -206,7 +211,31 @@ class Snapshot:
                 if found is None:
                     found = self._build_matcher(language)
                     self._matchers[language] = found
+            budget.enforce(list(_cache.values()), keep=self)
         return found
+
+    @property
+    def provisional(self) -> bool:
+        """Whether a matcher of this snapshot is lexical for want of vectors still being computed."""
+        return bool(self._provisional)
+
+    def upgrade(self) -> None:
+        """Put the embeddings' matcher in place of each provisional lexical one, now that the vectors are
+        stored (called by the vector worker: the lexical matcher answers meanwhile, nobody waits)."""
+        for language in list(self._provisional):
+            built = self._build_matcher(language)
+            with self._lock:
+                self._matchers[language] = built
+        budget.enforce(list(_cache.values()), keep=self)
+
+    def drop_indexes(self) -> None:
+        """Forget the matchers (the memory budget's choice): the next talk rebuilds them from stored vectors."""
+        with self._lock:
+            self._matchers = {}
+            self._provisional.clear()
+
+    def index_bytes(self) -> int:
+        return sum(budget.index_bytes(m) for m in list(self._matchers.values()))
 
     def _build_matcher(self, language: str) -> "matching.Matcher":
         started = time.perf_counter()
@@ -216,59 +245,85 @@ class Snapshot:
             if self.items[item_id].kind in MATCHABLE
         ]
         config = matching.MatcherConfig(use_embeddings=settings.MATCHING_EMBEDDINGS and matching.embeddings_available())
-        vectors = _vectors(rows, language) if config.use_embeddings else {}
+        vectors: dict[int, bytes] = {}
+        if config.use_embeddings:
+            vectors, missing = _stored_vectors(rows, language)
+            if len(missing) > settings.VECTORS_SYNC_LIMIT:
+                # Too many to compute inside a talk (a large import): the lexical matcher answers until the
+                # background job has stored them (knowledge/vectors/), then upgrade() takes over.
+                config = matching.MatcherConfig(use_embeddings=False)
+                self._provisional.add(language)
+                _vectors_wanted(self.bot_id)
+            elif missing:
+                vectors.update(_compute_vectors(missing, language))
         entries = [
             matching.FormulationEntry(id=fid, item_id=item_id, text=text, vector=vectors.get(fid))
             for fid, item_id, text in rows
         ]
+        del vectors
         built = matching.Matcher.build(language=language, entries=entries, groups=self.groups, config=config)
+        if config.use_embeddings:
+            self._provisional.discard(language)
         log.info(
-            "Matching index of bot %s (%s, version %s): %d formulations in %.0f ms",
+            "Matching index of bot %s (%s, version %s, %s): %d formulations in %.0f ms",
             self.bot_id,
             language,
             self.version,
+            config.mode,
             len(entries),
             (time.perf_counter() - started) * 1000,
         )
         return built
 
 
-def _vectors(rows: list[tuple[int, int, str]], language: str) -> dict[int, bytes]:
-    """Each formulation's vector: the stored one, else computed now and stored, so that the next
-    build (another worker, a restart, an edit elsewhere) computes nothing again. A stored vector
-    names its model; the matcher ignores one made by another model."""
+def _stored_vectors(rows: list[tuple[int, int, str]], language: str) -> tuple[dict[int, bytes], list[tuple[int, str]]]:
+    """The formulations' stored vectors the matcher can use, and the (id, text) of those without one."""
     found: dict[int, bytes] = {}
     ids = [fid for fid, _, _ in rows]
     for start in range(0, len(ids), 5000):
         chunk = ids[start : start + 5000]
         for fid, vector in Formulation.objects.filter(pk__in=chunk, vector__isnull=False).values_list("id", "vector"):
-            found[fid] = bytes(vector)
-    missing = [(fid, text) for fid, _, text in rows if fid not in found]
-    if not missing:
-        return found
-    # A re-imported knowledge base brings the same texts under new ids: their vectors are reused.
-    unknown = sorted({text for _, text in missing if text not in _recent_vectors})
-    if unknown:
-        computed = matching.embed_formulations(unknown, language) or []
-        if len(computed) != len(unknown):
-            return found
-        _remember(zip(unknown, computed, strict=True))
-    updates = [Formulation(id=fid, vector=_recent_vectors[text]) for fid, text in missing]
+            vector = bytes(vector)
+            if matching.embeddings.usable(vector, language):
+                found[fid] = vector
+    return found, [(fid, text) for fid, _, text in rows if fid not in found]
+
+
+def _compute_vectors(missing: list[tuple[int, str]], language: str) -> dict[int, bytes]:
+    """A few vectors computed now (an edit, a small import) and stored, so that no other build computes them."""
+    texts = sorted({text for _, text in missing})
+    computed = matching.embed_formulations(texts, language) or []
+    if len(computed) != len(texts):
+        return {}
+    of_text = dict(zip(texts, computed, strict=True))
+    updates = [Formulation(id=fid, vector=of_text[text]) for fid, text in missing]
     Formulation.objects.bulk_update(updates, ["vector"], batch_size=1000)
-    found.update((update.id, update.vector) for update in updates)
-    return found
+    return {update.id: update.vector for update in updates}
 
 
-# Vectors computed recently by this process, by formulation text (bounded).
-_recent_vectors: dict[str, bytes] = {}
-RECENT_VECTORS_MAX = 200_000
+def _vectors_wanted(bot_id: int) -> None:
+    """Make sure a job computes the bot's vectors, and wake this process's worker for it."""
+    from .vectors import jobs, worker
+
+    try:
+        jobs.ensure(bot_id)
+    except DatabaseError:  # the talk still answers lexically; the next build asks again
+        log.exception("Could not schedule the vectors of bot %s", bot_id)
+        return
+    worker.wake()
 
 
-def _remember(pairs):
-    for text, vector in pairs:
-        if len(_recent_vectors) >= RECENT_VECTORS_MAX:
-            _recent_vectors.pop(next(iter(_recent_vectors)))
-        _recent_vectors[text] = vector
+def upgrade_ready() -> int:
+    """Upgrade the cached snapshots whose vectors are now all stored (one query); how many were upgraded."""
+    from .vectors import jobs
+
+    waiting = {bot_id: snap for bot_id, snap in list(_cache.items()) if snap.provisional}
+    if not waiting:
+        return 0
+    ready = jobs.ready_among(waiting)
+    for bot_id in ready:
+        waiting[bot_id].upgrade()
+    return len(ready)
 
 
 _cache: dict[int, Snapshot] = {}
@@ -278,13 +333,13 @@ _cache_lock = threading.Lock()
 def snapshot_for(bot: Bot) -> Snapshot:
     """The bot's knowledge snapshot for its current knowledge version (built at most once per version)."""
     found = _cache.get(bot.pk)
-    if found is not None and found.version == bot.knowledge_version:
-        return found
-    with _cache_lock:
-        found = _cache.get(bot.pk)
-        if found is None or found.version != bot.knowledge_version:
-            found = _load(bot)
-            _cache[bot.pk] = found
+    if found is None or found.version != bot.knowledge_version:
+        with _cache_lock:
+            found = _cache.get(bot.pk)
+            if found is None or found.version != bot.knowledge_version:
+                found = _load(bot)
+                _cache[bot.pk] = found
+    found.last_used = time.monotonic()
     return found
 
 

@@ -1,5 +1,5 @@
-"""What the knowledge app reports in the server status: the matcher (part of the `dialog`
-application) must rank a probe question first."""
+"""What the knowledge app reports in the server status (the `dialog` application): the matcher must rank a
+probe question first; vector jobs in progress and the matching indexes' memory are reported beside it."""
 
 from bots.status.checks import KO, OK, Result
 
@@ -21,3 +21,18 @@ def matcher() -> Result:
     if ranked and ranked[0].item_id == 1:
         return Result(OK, {"matcher": "Ok"})
     return Result(KO, {"matcher": "Ko"}, reason="the matcher does not rank a probe question first")
+
+
+def vectors() -> Result:
+    """Vector jobs pending or running (done / total per bot: those bots answer lexically meanwhile), and
+    this process's matching indexes against their memory budget. Always Ok: a job in progress is normal."""
+    from . import snapshot
+    from .vectors import budget, jobs
+
+    return Result(
+        OK,
+        {
+            "vectors": jobs.in_progress(),
+            "matchingMemory": budget.usage(list(snapshot._cache.values())),
+        },
+    )

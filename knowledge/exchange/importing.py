@@ -25,6 +25,7 @@ from bots.models import DEFAULT_SPACE_ALIASES, Bot, BotLanguage, Space
 
 from ..models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 from ..signals import bump_knowledge_version
+from ..vectors import background
 from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
@@ -47,14 +48,20 @@ class ImportReport:
     counts: dict
     duration_ms: int = 0
     ids_kept: dict = field(default_factory=dict)
+    # The formulations' vectors, computed in the background after the import (knowledge/vectors/):
+    # state pending, done / total; None when matching runs without embeddings.
+    vectors: dict | None = None
 
     def as_json(self) -> dict:
-        return {
+        answer = {
             "botUUID": self.bot_uuid,
             "imported": self.counts,
             "idsKept": self.ids_kept,
             "durationMs": self.duration_ms,
         }
+        if self.vectors is not None:
+            answer["vectors"] = self.vectors
+        return answer
 
 
 def check_file(bot: Bot, source, *, root: str = "knowledgeBase", progress=None) -> Summary:
@@ -91,12 +98,14 @@ def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progre
         if vectors_kept:
             vectors.restore()
         bump_knowledge_version(bot.pk)
+        vector_job = background.schedule_import(bot.pk)
     refresh_statistics()
     return ImportReport(
         bot_uuid=str(bot.uuid),
         counts=_report_counts(summary, preferences=preferences),
         duration_ms=round((time.perf_counter() - started) * 1000),
         ids_kept=loader.ids_kept,
+        vectors=vector_job,
     )
 
 

@@ -212,6 +212,15 @@ def from_bytes(data: bytes | None, language: str = "fr", with_minilm: bool = Tru
     return np.frombuffer(data, dtype="<f2", offset=4).astype(np.float32)
 
 
+def usable(data: bytes | None, language: str = "fr", with_minilm: bool = True) -> bool:
+    """Whether `from_bytes` would accept this stored vector (tag and size only, nothing decoded)."""
+    if not data:
+        return False
+    want_both = with_minilm and uses_minilm(language)
+    both = len(data) == 4 + 2 * (USE_DIM + MINILM_DIM) and data[:4] == _TAG_BOTH
+    return both or (not want_both and len(data) == 4 + 2 * USE_DIM and data[:4] == _TAG_USE)
+
+
 def embed_formulations(texts: list[str], language: str) -> list[bytes] | None:
     """Vectors to store with each formulation, computed once; None when embeddings are off or not installed."""
     if not available():

@@ -1,0 +1,120 @@
+"""The vector worker: one thread per server process that claims pending vector jobs, computes them, and puts
+the embeddings' matcher in place of the lexical one in this process's snapshots once a bot's vectors are
+stored (by itself or by another process). It polls the jobs every VECTORS_POLL_SECONDS, and is woken at
+once by an import or a snapshot of this process that needs vectors."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection
+
+from . import compute, jobs
+
+log = logging.getLogger(__name__)
+
+_guard = threading.Lock()
+_thread: threading.Thread | None = None
+_wake = threading.Event()
+_stop = threading.Event()
+_rounds = threading.Condition()
+_started_rounds = 0  # rounds begun
+_idle_since = 0  # the number of the last round that found nothing to do (wait_idle looks at it)
+
+
+def start() -> None:
+    """Start this process's worker (once; a server calls it when it starts serving)."""
+    global _thread
+    with _guard:
+        if _thread is not None and _thread.is_alive():
+            return
+        _stop.clear()
+        _thread = threading.Thread(target=_loop, name="vector-worker", daemon=True)
+        _thread.start()
+
+
+def running() -> bool:
+    return _thread is not None and _thread.is_alive()
+
+
+def wake() -> None:
+    """Look for work now rather than at the next poll (a no-op when no worker runs in this process: the
+    job waits in the database for a server's worker)."""
+    _wake.set()
+
+
+def stop(timeout: float | None = 30) -> None:
+    """Stop the worker after its current chunk (a job it leaves is resumed by the next claim)."""
+    global _thread
+    with _guard:
+        thread, _thread = _thread, None
+    if thread is not None:
+        _stop.set()
+        _wake.set()
+        thread.join(timeout)
+
+
+def wait_idle(timeout: float | None = None) -> bool:
+    """Wait until the worker has done a round with nothing left to do, started after this call: every job
+    it could claim is computed and this process's snapshots are upgraded. False on timeout."""
+    with _rounds:
+        begun = _started_rounds
+        _wake.set()
+        return _rounds.wait_for(lambda: _idle_since > begun or not running(), timeout) and running()
+
+
+def _loop() -> None:
+    global _started_rounds, _idle_since
+    try:
+        while not _stop.is_set():
+            _wake.clear()
+            with _rounds:
+                _started_rounds += 1
+                number = _started_rounds
+            if work_once():
+                continue
+            with _rounds:
+                _idle_since = number
+                _rounds.notify_all()
+            _wake.wait(settings.VECTORS_POLL_SECONDS)
+    finally:
+        connection.close()
+        with _rounds:
+            _rounds.notify_all()
+
+
+def work_once() -> bool:
+    """One round: compute one claimable job (True), else upgrade the snapshots whose vectors are ready."""
+    from knowledge import snapshot
+
+    close_old_connections()
+    try:
+        job = jobs.claim_next()
+        if job is not None:
+            try:
+                compute.run(job, stop=_stop.is_set)
+            except Exception as error:  # the job is marked failed; the worker goes on with the others
+                log.exception("Vectors of bot %s failed", job.bot_id)
+                jobs.finish(job, error=f"{type(error).__name__}: {error}")
+            snapshot.upgrade_ready()
+            return True
+        snapshot.upgrade_ready()
+    except DatabaseError:
+        # The database is away: try again at the next poll.
+        log.exception("Vector worker: database error")
+        connection.close()
+    return False
+
+
+def with_vector_worker(application):
+    """ASGI middleware: the first connection a server process gets starts its vector worker (after the
+    server's fork, so each serving process has its own), which resumes the jobs a restart left."""
+
+    async def app(scope, receive, send):
+        if scope["type"] in ("http", "websocket") and not running():
+            start()
+        return await application(scope, receive, send)
+
+    return app
