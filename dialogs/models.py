@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from .clock import epoch_ms
 
@@ -47,9 +48,21 @@ class Dialog(models.Model):
     user_typing = models.BooleanField(default=False)
     typing_content = models.CharField(max_length=600, blank=True)
     typing_at = models.DateTimeField(null=True, blank=True)
+    # The dialogs reading page (dialogs/backoffice/): opening a dialog marks it read; someone who fixed the
+    # knowledge after reading it marks it corrected.
+    read_at = models.DateTimeField(_("read at"), null=True, blank=True)
+    read_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    corrected_at = models.DateTimeField(_("corrected at"), null=True, blank=True)
+    corrected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-last_activity"]
+        # The visitor's id (clientId) is personal data, shown to administrators only (product-behaviour.md §4.1).
+        permissions = [("view_visitor_id", _("Can see the visitor's id (clientId) and GDPR requests"))]
         indexes = [
             models.Index(fields=["bot", "last_activity"]),
             # The dialogs export walks a bot's dialogs in the order they started (dialogs/bulk/export.py).
@@ -162,6 +175,7 @@ class GdprRequest(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
         SENT = "sent", "Sent"
+        DELETED = "deleted", _("Data deleted")
         IGNORED = "ignored", "Ignored"
 
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="gdpr_requests")
@@ -204,4 +218,5 @@ class DialogPurge(models.Model):
 # Surveys live with their own package (dialogs/surveys/) and belong to this app.
 # What each dialog remembers of its complementary answers (their activation frequency).
 from .activations import ComplementActivation  # noqa: E402, F401
+from .gdpr.models import GdprAction  # noqa: E402, F401
 from .surveys.models import Survey, SurveyAnswer, SurveyAnswerValue, SurveyField  # noqa: E402, F401
