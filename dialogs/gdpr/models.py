@@ -18,7 +18,9 @@ class GdprAction(models.Model):
 
     request = models.ForeignKey("dialogs.GdprRequest", on_delete=models.CASCADE, related_name="actions")
     kind = models.CharField(_("action"), max_length=10, choices=Kind.choices)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     # The user's login as it was: the log still says who acted once the user is gone.
     user_name = models.CharField(_("by"), max_length=150, blank=True)
     at = models.DateTimeField(_("at"), default=timezone.now)
