@@ -288,3 +288,6 @@ from .branches import AnswerBranch  # noqa: E402, F401
 
 # The Rasa mirror's models live with their servlet group (knowledge/external/) and belong to this app.
 from .external.models import ExternalIntent, RasaMirror  # noqa: E402, F401
+
+# The learning page's models live with it (knowledge/learning/) and belong to this app.
+from .learning.models import IgnoredGroup, MisunderstoodInput  # noqa: E402, F401
