@@ -15,6 +15,9 @@ urlpatterns = [
         "bot/knowledgebase/import/<bot_uuid>", views.KnowledgeBaseImportView.as_view(), "knowledgebase-import"
     ),
     servlet_path(
+        "bot/knowledgebase/status/<bot_uuid>", views.KnowledgeBaseStatusView.as_view(), "knowledgebase-status"
+    ),
+    servlet_path(
         "bot/knowledgebase/delete/<bot_uuid>/<exclude_gallery>",
         views.KnowledgeBaseDeleteView.as_view(),
         "knowledgebase-delete",

@@ -27,6 +27,7 @@ from bots.servlet.views import ServletView, get_bot
 from .. import exchange
 from ..exchange.exports import ExportSlot, SlotStream
 from ..models import MatchingGroup
+from ..vectors.progress import knowledge_base_status
 from .uploads import received_file
 
 KNOWLEDGE_BASE = ["Knowledge base"]
@@ -151,6 +152,34 @@ class KnowledgeBaseImportView(ServletView):
         with received_file(request) as source:
             report = exchange.import_knowledge_base(bot, source, user=user)
         return plain_json(report.as_json())
+
+
+@extend_schema(
+    tags=KNOWLEDGE_BASE,
+    summary="The knowledge base's status: its formulations' vectors (computed in the background after an import)",
+    responses=responses(
+        {
+            200: plain_schema(
+                {
+                    "type": "object",
+                    "properties": {
+                        "botUUID": {"type": "string"},
+                        "knowledgeVersion": {"type": "integer"},
+                        "matching": {"type": "string", "enum": ["embeddings", "lexical"]},
+                        "vectors": OBJECT,
+                    },
+                },
+                "vectors: state (none, pending, running, done, failed), done and total formulations; matching: "
+                "what answers now (lexical while vectors are pending or running).",
+            )
+        },
+        *PROTECTED_RESOURCE_ERRORS,
+    ),
+)
+class KnowledgeBaseStatusView(ServletView):
+    def get(self, request, bot_uuid):
+        bot, _ = permitted_bot(request, bot_uuid, "knowledge.read")
+        return plain_json(knowledge_base_status(bot))
 
 
 @extend_schema(
