@@ -248,15 +248,26 @@ UNFOLD = {
     },
 }
 
+# The API console (/servlet/api/doc/): its intro, groups and one-prefix listing come from bots/servlet/console.py.
 SPECTACULAR_SETTINGS = {
-    "TITLE": "Servlet API",
-    "DESCRIPTION": "The servlet API of the conversational-bot platform: chat, server status, "
-    "knowledge base, preferences, authentication and the other servlet groups.",
+    "TITLE": "Bot platform · Servlet API",
+    "DESCRIPTION": "The servlet API of the conversational-bot platform.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "PREPROCESSING_HOOKS": ["bots.servlet.console.one_prefix"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "bots.servlet.console.front_matter"],
+    # The token stays authorized across reloads of the console; groups start folded, with a filter box.
+    "SWAGGER_UI_SETTINGS": {
+        "persistAuthorization": True,
+        "docExpansion": "none",
+        "filter": True,
+        "tagsSorter": "alpha",
+        "displayRequestDuration": True,
+        "deepLinking": True,
+    },
 }
 
 # Product limits (servlet-api.md §8)

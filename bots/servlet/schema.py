@@ -8,9 +8,13 @@ schema does not give for that operation fails the suite.
 
 import re
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
+
+from accounts.api.schema import ServletAuthorization
 
 
 class ServletAutoSchema(AutoSchema):
@@ -22,6 +26,27 @@ class ServletAutoSchema(AutoSchema):
         path = re.sub(self.path_prefix, "", self.path, flags=re.IGNORECASE)
         tokens = [token.strip("{}").replace("-", "_") for token in path.strip("/").split("/") if token]
         return "_".join([*(tokens or ["root"]), self.method_mapping[self.method.lower()]])
+
+    def get_operation(self, *args, **kwargs):
+        """An operation that may answer 401 takes the Authorization header: declared here from its
+        documented answers, so the console's Authorize reaches every protected call, whichever base
+        class its view has (some check credentials themselves, without authentication classes)."""
+        operation = super().get_operation(*args, **kwargs)
+        if operation is not None and "401" in operation["responses"] and not operation.get("security"):
+            operation["security"] = self.servlet_security()
+        return operation
+
+    def servlet_security(self) -> list[dict]:
+        scheme = OpenApiAuthenticationExtension.get_match(ServletAuthorization())
+        self.registry.register_on_missing(
+            ResolvedComponent(
+                name=scheme.name,
+                type=ResolvedComponent.SECURITY_SCHEMA,
+                object=ServletAuthorization,
+                schema=scheme.get_security_definition(self),
+            )
+        )
+        return [{scheme.name: []}]
 
 
 class ServletErrorSerializer(serializers.Serializer):

@@ -1,0 +1,132 @@
+"""The API console's page (drf-spectacular hooks): each call shown once under /servlet/api/, with the
+platform's intro on how to authenticate, the servlet groups described, and the demo bot's UUID ready
+in every botUUID field so that "Try it out" works on a fresh `make run`."""
+
+from drf_spectacular.drainage import warn
+
+from bots.models import DEMO_BOT_UUID
+
+from .examples import EXAMPLES
+
+# A body's media types in the order the console offers them: a form first, so that "Try it out" shows one
+# field per parameter (talk's userInput…), as the chatbox posts them.
+BODY_ORDER = ("application/x-www-form-urlencoded", "multipart/form-data")
+# The same views answer under /api/ (config/urls.py): listing them twice doubled every call.
+ALIAS_PREFIXES = ("/api/",)
+
+INTRO = f"""
+The servlet API of **Bot platform**, the self-hosted conversational-bot platform. Every call on this page
+can be tried live: open it, **Try it out**, then **Execute**. Bot fields are filled with the demo bot's
+botUUID (`{DEMO_BOT_UUID}`, seeded by `make run`); each bot's botUUID is on the back office's
+API access page.
+
+### Authenticate
+
+Calls with a padlock need credentials; the others (chat, server status) answer anyone.
+
+1. Get a token: **Authentication › POST /servlet/api/authentication/** below with your back-office `login`
+   and `password`, or the token page [/servlet/authentication.html](/servlet/authentication.html).
+   A token is valid 24 hours (`TOKEN_LIFETIME_HOURS`).
+2. Click **Authorize**, paste the token and confirm. Every protected call then sends it as its
+   `Authorization` header (as is, or `Bearer <token>`; `Basic base64(login:password)` is accepted too).
+3. When done, revoke it: **DELETE /servlet/api/authentication/**.
+
+A call acts only on the bots of your account, within your role (administrator, editor, operator, reader):
+401 without valid credentials, 403 beyond them.
+
+### Addresses
+
+Each call is shown once, under `/servlet/api/`. The same calls answer under **`/api/`** too (the chatbox
+drops `/servlet` on local hosts), and **`/chatHttp`** under `/servlet/chatHttp` too. A trailing slash is
+optional.
+
+### Chat calls and answers
+
+Chat calls answer GET (fields in the query string) and POST (a form, shown first, or multipart or
+JSON) alike. Every string under their answer's `values` is base64 of its UTF-8 text. Every error is
+JSON `{{"error", "code", "field"}}` (`field` when a request field is at fault) with one of the statuses
+listed under its call.
+"""
+
+# The spec's servlet groups (servlet-api.md §1), in its words.
+GROUPS = {
+    "Account": "All bots a user can access.",
+    "Account preferences": "Read, add, delete preferences of a user account.",
+    "Authentication": "Generate a token valid 24 hours (and revoke it).",
+    "BO users": "Add a back-office user; read them.",
+    "Bot preferences": "Read, add, delete bot preferences.",
+    "Callback": "Operations for a telephony provider integration.",
+    "Chat": "Conversation operations: the chatbox's calls.",
+    "Competencies": "Add or delete a competency of a user account, and its operators.",
+    "Dialogs": "Bulk export of conversations; one dialog.",
+    "External matchers": "The mirror of an external language-understanding matcher (Rasa): status, export, import.",
+    "Knowledge base": "Import, export, delete a knowledge base (XML).",
+    "Log Explicit": "The bot's server and client error logs.",
+    "Matching groups": "All formulation groups of a bot.",
+    "Operators availability": "Availability of live-chat operators.",
+    "Preferences": "The preference keys the platform knows.",
+    "Saml2 service provider for chatboxes": "SAML operations.",
+    "Server status": "Server status and debug information.",
+    "Surveys": "Create and retrieve surveys, and their results.",
+    "Transfer Bot Data": "Import and export bot data (knowledge base and preferences), and an image gallery.",
+    "Who am I": "What the servlet received.",
+}
+
+
+def one_prefix(endpoints, **kwargs):
+    """Preprocessing hook: each call once, under /servlet/api/; the /api/ aliases are told in the intro."""
+    return [endpoint for endpoint in endpoints if not endpoint[0].startswith(ALIAS_PREFIXES)]
+
+
+def front_matter(result, generator, request, public):
+    """Postprocessing hook: the intro, the groups described, forms first, and the examples."""
+    result["info"]["description"] = INTRO.strip()
+    used = {
+        tag for item in result["paths"].values() for operation in item.values() for tag in operation.get("tags", [])
+    }
+    result["tags"] = [{"name": name, "description": GROUPS.get(name, "")} for name in sorted(used)]
+    for item in result["paths"].values():
+        for operation in item.values():
+            forms_first(operation)
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path" and parameter["name"] == "bot_uuid":
+                    parameter.setdefault("description", "The bot's botUUID (back office › API access).")
+                    parameter.setdefault("example", DEMO_BOT_UUID)
+    for call, example in EXAMPLES.items():
+        add_example(result, call, example)
+    return result
+
+
+def forms_first(operation: dict) -> None:
+    body = operation.get("requestBody")
+    if body:
+        content = body["content"]
+        ranked = sorted(content, key=lambda media: BODY_ORDER.index(media) if media in BODY_ORDER else len(BODY_ORDER))
+        body["content"] = {media: content[media] for media in ranked}
+
+
+def add_example(result: dict, call: str, example: dict) -> None:
+    """One call's example values; a call or field that is not in the schema is a warning (schema
+    generation then fails its test), so an example never goes stale unseen."""
+    method, path = call.split(" ", 1)
+    operation = result["paths"].get(path, {}).get(method.lower())
+    if operation is None:
+        warn(f"API console example for {call}: no such call")
+        return
+    parameters = {(parameter["in"], parameter["name"]): parameter for parameter in operation.get("parameters", [])}
+    for location in ("path", "query"):
+        for name, value in example.get(location, {}).items():
+            if (location, name) not in parameters:
+                warn(f"API console example for {call}: no {location} field {name}")
+                continue
+            parameters[(location, name)]["example"] = value
+    if "body" in example:
+        if "requestBody" not in operation:
+            warn(f"API console example for {call}: the call takes no body")
+            return
+        for media in operation["requestBody"]["content"].values():
+            reference = media["schema"].get("$ref", "")
+            fields = result["components"]["schemas"].get(reference.rsplit("/", 1)[-1], media["schema"])
+            for name in set(example["body"]) - set(fields.get("properties", {})):
+                warn(f"API console example for {call}: no body field {name}")
+            media["examples"] = {"demo": {"summary": "On the demo bot", "value": example["body"]}}
