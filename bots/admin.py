@@ -1,9 +1,11 @@
 """Back office: bots with their languages and consultation spaces, and their server errors (read-only)."""
 
 from django.contrib import admin
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html
 from unfold.admin import TabularInline
+
+from knowledge.backoffice.testbot import box_view
 
 from .admin_scoping import BotScopedAdmin
 from .logs.backoffice import ServerErrorAdmin
@@ -33,6 +35,12 @@ class BotAdmin(BotScopedAdmin):
         ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
     ]
     inlines = [BotLanguageInline, SpaceInline]
+    # The "test the bot" box under the form (knowledge/backoffice/testbot.py answers it).
+    change_form_outer_after_template = "knowledge/backoffice/test_bot.html"
+
+    def get_urls(self):
+        box = path("<int:object_id>/test/", self.admin_site.admin_view(box_view(self)), name="bots_bot_test")
+        return [box, *super().get_urls()]
 
     def get_queryset(self, request):
         queryset = admin.ModelAdmin.get_queryset(self, request)
@@ -62,3 +70,6 @@ class BotAdmin(BotScopedAdmin):
 
 
 admin.site.register(ServerError, ServerErrorAdmin)
+
+# The analytics page and its CSV exports (bots/analytics/admin.py adds their URLs to the admin site).
+from .analytics import admin as analytics_admin  # noqa: E402, F401

@@ -1,0 +1,261 @@
+"""A bot's analytics over a period, aggregated in the database: a fixed number of queries whatever the
+volume (one row per day or per top item comes back). Qualification-mode dialogs never count."""
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import TruncDate
+
+from dialogs.models import Dialog, Interaction
+from knowledge.models import Formulation
+from livechat.models import LivechatRequest
+
+from .periods import Window
+
+# How the bot answered a question the visitor typed (dialogs/engine.py's typeResponse values).
+UNDERSTOOD = ("DMUnderstoodQuestion",)
+REWORDED = ("RWOneReword", "RWSeveralRewords")
+MISUNDERSTOOD = ("GBMisunderstoodQuestion", "GBTooManyMisunderstoodQuestions", "GBTooLongSentence")
+REWORD_CLICK = "reword_auto"
+TOP_ITEMS = 10
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A share shown with what it is made of: numerator / denominator."""
+
+    numerator: int
+    denominator: int
+
+    @property
+    def percent(self) -> float | None:
+        return round(100 * self.numerator / self.denominator, 1) if self.denominator else None
+
+
+@dataclass
+class Day:
+    day: date
+    dialogs: int = 0
+    interactions: int = 0
+    understood: int = 0
+    reworded: int = 0
+    misunderstood: int = 0
+    positive: int = 0
+    negative: int = 0
+    livechat_requests: int = 0
+    livechat_taken: int = 0
+    # Sum and count of the waits that ended with an operator, for the day's average.
+    livechat_wait: timedelta = timedelta(0)
+
+    @property
+    def questions(self) -> int:
+        return self.understood + self.reworded + self.misunderstood
+
+    @property
+    def average_wait_seconds(self) -> float | None:
+        return round(self.livechat_wait.total_seconds() / self.livechat_taken, 1) if self.livechat_taken else None
+
+
+@dataclass
+class TopItem:
+    item_id: int
+    name: str
+    uses: int
+    positive: int
+    negative: int
+
+    @property
+    def satisfaction(self) -> Rate:
+        return Rate(self.positive, self.positive + self.negative)
+
+
+@dataclass
+class Report:
+    window: Window
+    days: list[Day]
+    rewordings_offered: int = 0
+    rewordings_clicked: int = 0
+    top_items: list[TopItem] = field(default_factory=list)
+    longest_wait: timedelta | None = None
+
+    def total(self, name: str) -> int:
+        return sum(getattr(day, name) for day in self.days)
+
+    @property
+    def total_dialogs(self) -> int:
+        return self.total("dialogs")
+
+    @property
+    def total_interactions(self) -> int:
+        return self.total("interactions")
+
+    @property
+    def longest_wait_seconds(self) -> float | None:
+        return None if self.longest_wait is None else round(self.longest_wait.total_seconds(), 1)
+
+    @property
+    def questions(self) -> int:
+        return self.total("questions")
+
+    @property
+    def understood(self) -> Rate:
+        return Rate(self.total("understood"), self.questions)
+
+    @property
+    def reworded(self) -> Rate:
+        return Rate(self.total("reworded"), self.questions)
+
+    @property
+    def misunderstood(self) -> Rate:
+        return Rate(self.total("misunderstood"), self.questions)
+
+    @property
+    def rewording_clicks(self) -> Rate:
+        return Rate(self.rewordings_clicked, self.rewordings_offered)
+
+    @property
+    def satisfaction(self) -> Rate:
+        positive = self.total("positive")
+        return Rate(positive, positive + self.total("negative"))
+
+    @property
+    def livechat_taken(self) -> Rate:
+        return Rate(self.total("livechat_taken"), self.total("livechat_requests"))
+
+    @property
+    def average_wait_seconds(self) -> float | None:
+        taken = self.total("livechat_taken")
+        waited = sum((day.livechat_wait for day in self.days), timedelta(0))
+        return round(waited.total_seconds() / taken, 1) if taken else None
+
+
+def build_report(bot, window: Window) -> Report:
+    """Five queries (dialogs per day, interactions per day, rewording clicks, top items, live chat), and a
+    sixth to name the top items that have no label."""
+    days = {day: Day(day) for day in window.days}
+    report = Report(window=window, days=list(days.values()))
+    _dialogs_per_day(bot, window, days)
+    _interactions_per_day(bot, window, days)
+    report.rewordings_offered, report.rewordings_clicked = _rewording_clicks(bot, window)
+    report.top_items = _top_items(bot, window)
+    report.longest_wait = _livechat_per_day(bot, window, days)
+    return report
+
+
+def counted_interactions(bot, window: Window):
+    """The visitor's interactions of the period that analytics count: not in a qualification-mode dialog
+    (the dialog's flag, as well as each interaction's), not an operator's message, not a live-chat notice
+    (those have no input) and not a followed link (counted=False)."""
+    return Interaction.objects.filter(
+        bot=bot,
+        counted=True,
+        human=False,
+        dialog__qualification_mode=False,
+        created_at__gte=window.start,
+        created_at__lt=window.end,
+    ).exclude(user_input="")
+
+
+def _per_day(queryset, field_name: str, window: Window):
+    return queryset.annotate(day=TruncDate(field_name, tzinfo=window.tz)).values("day").order_by("day")
+
+
+def _dialogs_per_day(bot, window: Window, days: dict[date, Day]) -> None:
+    dialogs = Dialog.objects.filter(
+        bot=bot, qualification_mode=False, first_activity__gte=window.start, first_activity__lt=window.end
+    )
+    for row in _per_day(dialogs, "first_activity", window).annotate(n=Count("id")):
+        if row["day"] in days:
+            days[row["day"]].dialogs = row["n"]
+
+
+def _interactions_per_day(bot, window: Window, days: dict[date, Day]) -> None:
+    # Rates count the questions the visitor typed; clicks (rewordings, links to items) have an origin.
+    typed = Q(origin="")
+    rows = _per_day(counted_interactions(bot, window), "created_at", window).annotate(
+        interactions=Count("id"),
+        understood=Count("id", filter=typed & Q(type_response__in=UNDERSTOOD)),
+        reworded=Count("id", filter=typed & Q(type_response__in=REWORDED)),
+        misunderstood=Count("id", filter=typed & Q(type_response__in=MISUNDERSTOOD)),
+        positive=Count("id", filter=Q(feedback=Interaction.Feedback.POSITIVE)),
+        negative=Count("id", filter=Q(feedback=Interaction.Feedback.NEGATIVE)),
+    )
+    for row in rows:
+        day = days.get(row["day"])
+        if day is not None:
+            for name in ("interactions", "understood", "reworded", "misunderstood", "positive", "negative"):
+                setattr(day, name, row[name])
+
+
+def _rewording_clicks(bot, window: Window) -> tuple[int, int]:
+    """Rewordings offered, and how many of them the visitor answered by clicking one: the dialog's next
+    interaction after the offer is a rewording click."""
+    following = Interaction.objects.filter(dialog=OuterRef("dialog")).filter(
+        Q(created_at__gt=OuterRef("created_at")) | Q(created_at=OuterRef("created_at"), id__gt=OuterRef("id"))
+    )
+    offers = (
+        counted_interactions(bot, window)
+        .filter(origin="", type_response__in=REWORDED)
+        .annotate(next_origin=Subquery(following.order_by("created_at", "id").values("origin")[:1]))
+    )
+    totals = offers.aggregate(offered=Count("id"), clicked=Count("id", filter=Q(next_origin=REWORD_CLICK)))
+    return totals["offered"], totals["clicked"]
+
+
+def _top_items(bot, window: Window) -> list[TopItem]:
+    """The most used items (answers given, typed or clicked) with their feedback; named by their label,
+    else their first formulation (one more query, for these items only)."""
+    rows = list(
+        counted_interactions(bot, window)
+        .filter(knowledge_item__isnull=False)
+        .values("knowledge_item_id", "knowledge_item__label")
+        .annotate(
+            uses=Count("id"),
+            positive=Count("id", filter=Q(feedback=Interaction.Feedback.POSITIVE)),
+            negative=Count("id", filter=Q(feedback=Interaction.Feedback.NEGATIVE)),
+        )
+        .order_by("-uses", "knowledge_item_id")[:TOP_ITEMS]
+    )
+    unnamed = [row["knowledge_item_id"] for row in rows if not row["knowledge_item__label"]]
+    first_formulation: dict[int, str] = {}
+    if unnamed:
+        for item_id, text in Formulation.objects.filter(item_id__in=unnamed).values_list("item_id", "text"):
+            first_formulation.setdefault(item_id, text)
+    return [
+        TopItem(
+            item_id=row["knowledge_item_id"],
+            name=row["knowledge_item__label"]
+            or first_formulation.get(row["knowledge_item_id"], f"#{row['knowledge_item_id']}"),
+            uses=row["uses"],
+            positive=row["positive"],
+            negative=row["negative"],
+        )
+        for row in rows
+    ]
+
+
+def _livechat_per_day(bot, window: Window, days: dict[date, Day]) -> timedelta | None:
+    """Requests for an operator per day, how many an operator took, and how long the visitors waited
+    (from the request to the first assignment). Returns the longest wait of the period."""
+    wait = ExpressionWrapper(F("assigned_at") - F("created_at"), output_field=DurationField())
+    requests = LivechatRequest.objects.filter(
+        bot=bot, dialog__qualification_mode=False, created_at__gte=window.start, created_at__lt=window.end
+    )
+    taken = Q(assigned_at__isnull=False)
+    rows = _per_day(requests, "created_at", window).annotate(
+        requests=Count("id"),
+        taken=Count("id", filter=taken),
+        waited=Sum(wait, filter=taken),
+        longest=Max(wait, filter=taken),
+    )
+    longest = None
+    for row in rows:
+        day = days.get(row["day"])
+        if day is None:
+            continue
+        day.livechat_requests, day.livechat_taken = row["requests"], row["taken"]
+        day.livechat_wait = row["waited"] or timedelta(0)
+        if row["longest"] is not None and (longest is None or row["longest"] > longest):
+            longest = row["longest"]
+    return longest
