@@ -1,23 +1,28 @@
 """Back office for accounts: accounts and their members, users with their account and role, API tokens
 (revocable), competencies, and each bot's "API access" page.
 
-Back-office users are staff scoped to their account: what they see and may change follows the role
-matrix of accounts.permissions, not Django's per-model permissions.
+Back-office users are staff scoped to their account: what they may do on a page is Django's model
+permissions, which their role's group holds (accounts/roles.py); what they see is their account's rows.
 """
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from unfold.admin import ModelAdmin, StackedInline, TabularInline
 from unfold.forms import AdminPasswordChangeForm, UserChangeForm, UserCreationForm
 
-from .models import Account, ApiToken, BotApiAccess, Competency, Membership
+from bots.admin_scoping import ScopedChoices, account_id_of
+
+from .models import Account, ApiToken, BotApiAccess, Competency, Membership, Role
 from .permissions import account_of, can, role_of
 
 User = get_user_model()
@@ -28,22 +33,15 @@ def is_member(request) -> bool:
 
 
 def may(request, action: str) -> bool:
+    """The servlet API's role check (accounts.permissions), for links a page shows or hides."""
     return request.user.is_superuser or (is_member(request) and can(request.user, action))
 
 
 class ReadOnlyAdmin:
-    """A list the platform alone writes (logs, change histories): the people allowed `read_action` read
-    it; nobody adds, edits or deletes a row by hand."""
+    """A list the platform alone writes (logs, change histories): those with the model's view permission
+    read it; nobody adds, edits or deletes a row by hand."""
 
-    read_action = ""
-
-    def has_module_permission(self, request):
-        return may(request, self.read_action)
-
-    def has_view_permission(self, request, obj=None):
-        return may(request, self.read_action)
-
-    def has_add_permission(self, request):
+    def has_add_permission(self, request, obj=None):
         return False
 
     def has_change_permission(self, request, obj=None):
@@ -53,33 +51,17 @@ class ReadOnlyAdmin:
         return False
 
 
-class AccountScopedAdmin(ModelAdmin):
-    """Objects that belong to an account through `account_path`; a member sees their account's only."""
+class AccountScopedAdmin(ScopedChoices, ModelAdmin):
+    """Objects that belong to an account through `account_path`; a member sees their account's only.
+    Rights: Django's model permissions (ModelAdmin's own checks), given by the user's role group."""
 
     account_path = "account"
-    read_action = "account.read"
-    edit_action = None  # None: read-only for members; superusers may always change
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
         if request.user.is_superuser:
             return queryset
-        return queryset.filter(**{self.account_path: account_of(request.user)})
-
-    def has_module_permission(self, request):
-        return may(request, self.read_action)
-
-    def has_view_permission(self, request, obj=None):
-        return may(request, self.read_action)
-
-    def has_add_permission(self, request):
-        return request.user.is_superuser or bool(self.edit_action and may(request, self.edit_action))
-
-    def has_change_permission(self, request, obj=None):
-        return self.has_add_permission(request)
-
-    def has_delete_permission(self, request, obj=None):
-        return self.has_add_permission(request)
+        return queryset.filter(**{self.account_path: account_id_of(request.user)})
 
 
 class MadeElsewhere:
@@ -113,18 +95,11 @@ class AccountAdmin(AccountScopedAdmin):
     search_fields = ["name"]
     inlines = [MembershipInline, CompetencyInline]
 
-    def get_queryset(self, request):
-        queryset = admin.ModelAdmin.get_queryset(self, request)
-        if request.user.is_superuser:
-            return queryset
-        account = account_of(request.user)
-        return queryset.filter(pk=account.pk if account else None)
-
-    @admin.display(description="Bots")
+    @admin.display(description=_("Bots"))
     def bot_count(self, account):
         return account.bots.count()
 
-    @admin.display(description="Members")
+    @admin.display(description=_("Members"))
     def member_count(self, account):
         return account.members.count()
 
@@ -132,7 +107,13 @@ class AccountAdmin(AccountScopedAdmin):
 class UserMembershipInline(StackedInline):
     model = Membership
     can_delete = False
-    verbose_name_plural = "Account and role"
+    verbose_name_plural = _("Account and role")
+
+    def get_extra(self, request, obj=None, **kwargs):
+        return 1 if obj is None or not hasattr(obj, "membership") else 0
+
+    def get_max_num(self, request, obj=None, **kwargs):
+        return 1
 
 
 admin.site.unregister(User)
@@ -141,12 +122,17 @@ admin.site.unregister(Group)
 
 @admin.register(Group)
 class RoleGroupAdmin(GroupAdmin, ModelAdmin):
-    """Django's group admin in the back office's theme."""
+    """Django's group admin in the back office's theme (superusers only: the role groups are kept in
+    sync with accounts/roles.py at every migration)."""
 
 
 @admin.register(User)
-class BackOfficeUserAdmin(UserAdmin, ModelAdmin):
-    """Django's user admin with the user's account and role on the same page (unfold's forms)."""
+class BackOfficeUserAdmin(ScopedChoices, UserAdmin, ModelAdmin):
+    """Django's user admin with the user's account and role on the same page (unfold's forms).
+
+    An account's administrator (auth.*_user permissions, users.add) manages the users of their own
+    account only, never a superuser, and never Django's staff, superuser, group or permission flags:
+    the role decides those (accounts/roles.py)."""
 
     form = UserChangeForm
     add_form = UserCreationForm
@@ -156,13 +142,46 @@ class BackOfficeUserAdmin(UserAdmin, ModelAdmin):
     list_display = ["username", "email", "account", "role", "is_staff", "is_active", "last_login"]
     list_filter = ["membership__account", "membership__role", "is_staff", "is_active"]
     list_select_related = ["membership__account"]
+    member_fieldsets = (
+        (None, {"fields": ("username", "password")}),
+        (_("Personal info"), {"fields": ("first_name", "last_name", "email")}),
+        (_("Access"), {"fields": ("is_active", "last_login", "date_joined")}),
+    )
 
-    @admin.display(description="Account", ordering="membership__account__name")
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(membership__account_id=account_id_of(request.user), is_superuser=False)
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None or request.user.is_superuser:
+            return super().get_fieldsets(request, obj)
+        return self.member_fieldsets
+
+    def get_readonly_fields(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().get_readonly_fields(request, obj)
+        return ["last_login", "date_joined"]
+
+    def get_list_filter(self, request):
+        if request.user.is_superuser:
+            return super().get_list_filter(request)
+        return ["membership__role", "is_active"]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        user = form.instance
+        if not request.user.is_superuser and not Membership.objects.filter(user=user).exists():
+            # A user an administrator adds belongs to their account, a reader until given a role.
+            Membership.objects.create(user=user, account_id=account_id_of(request.user), role=Role.READER)
+
+    @admin.display(description=_("Account"), ordering="membership__account__name")
     def account(self, user):
         membership = getattr(user, "membership", None) if hasattr(user, "membership") else None
         return membership.account if membership else "-"
 
-    @admin.display(description="Role", ordering="membership__role")
+    @admin.display(description=_("Role"), ordering="membership__role")
     def role(self, user):
         return role_of(user) or "-"
 
@@ -183,7 +202,7 @@ class ApiTokenAdmin(MadeElsewhere, AccountScopedAdmin):
         queryset = admin.ModelAdmin.get_queryset(self, request)
         if request.user.is_superuser:
             return queryset
-        if may(request, "users.add"):  # administrators see and revoke their account's tokens
+        if request.user.has_perm("accounts.change_apitoken"):  # administrators: the account's tokens
             return queryset.filter(user__membership__account=account_of(request.user))
         return queryset.filter(user=request.user)
 
@@ -191,7 +210,8 @@ class ApiTokenAdmin(MadeElsewhere, AccountScopedAdmin):
         return request.user.is_superuser
 
     def has_revoke_permission(self, request):
-        return self.has_module_permission(request)
+        # Everyone may revoke the tokens they see (their own; administrators: their account's).
+        return self.has_view_permission(request)
 
     @admin.display(description="State")
     def state(self, token):
@@ -202,22 +222,16 @@ class ApiTokenAdmin(MadeElsewhere, AccountScopedAdmin):
     @admin.action(description="Revoke the selected tokens", permissions=["revoke"])
     def revoke(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)
+        message = ngettext("%(count)d token revoked.", "%(count)d tokens revoked.", count) % {"count": count}
+        self.message_user(request, message, messages.SUCCESS)
 
 
 @admin.register(Competency)
 class CompetencyAdmin(AccountScopedAdmin):
-    edit_action = "competencies.edit"
     list_display = ["name", "account", "created_by", "created_at"]
     list_filter = ["account"]
     search_fields = ["name"]
     readonly_fields = ["created_by", "created_at"]
-
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        if not request.user.is_superuser and "account" in form.base_fields:
-            form.base_fields["account"].queryset = Account.objects.filter(members__user=request.user)
-        return form
 
     def save_model(self, request, obj, form, change):
         if not change:
@@ -236,9 +250,7 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
         queryset = BotApiAccess.objects.select_related("account")
         if request.user.is_superuser:
             return queryset
-        if not is_member(request):
-            return queryset.none()
-        return queryset.filter(account__members__user=request.user)
+        return queryset.filter(account_id=account_id_of(request.user))
 
     def has_delete_permission(self, request, obj=None):
         return False
@@ -256,6 +268,8 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
         )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         bot = get_object_or_404(self.get_queryset(request), pk=object_id)
         api_root = request.build_absolute_uri("/servlet/api")
         context = {

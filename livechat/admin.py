@@ -5,8 +5,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from accounts.admin import AccountScopedAdmin, MadeElsewhere, may
-from accounts.permissions import account_of
+from accounts.admin import AccountScopedAdmin, MadeElsewhere
 from bots.admin_scoping import BotScopedAdmin
 
 from .models import Callback, LivechatRequest, LivechatSettings, Operator
@@ -15,7 +14,9 @@ from .presence import is_online
 
 @admin.register(Operator)
 class OperatorAdmin(AccountScopedAdmin):
-    edit_action = "livechat.supervise"
+    """Operators' profiles: everyone of the account reads them; supervisors (livechat.operator's change
+    permission, livechat.supervise) change availability, limits and competencies."""
+
     list_display = ["name", "login", "presence", "load", "competency_list"]
     list_filter = ["status", "competencies"]
     search_fields = ["display_name", "user__username", "user__first_name"]
@@ -37,16 +38,8 @@ class OperatorAdmin(AccountScopedAdmin):
     def has_add_permission(self, request):
         return False  # a profile is made when the operator first opens the console (or by the API)
 
-    def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser or may(request, self.edit_action)
-
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
-
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if db_field.name == "competencies" and not request.user.is_superuser:
-            kwargs["queryset"] = db_field.related_model.objects.filter(account=account_of(request.user))
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.display(description="Login", ordering="user__username")
     def login(self, operator):
@@ -78,17 +71,7 @@ class LivechatSettingsAdmin(BotScopedAdmin):
         "operator_timeout_seconds",
     ]
 
-    def has_module_permission(self, request):
-        return request.user.is_superuser or may(request, "account.read")
-
-    def has_view_permission(self, request, obj=None):
-        return self.has_module_permission(request)
-
-    def has_add_permission(self, request):
-        return request.user.is_superuser or may(request, "livechat.supervise")
-
-    def has_change_permission(self, request, obj=None):
-        return self.has_add_permission(request)
+    """Each bot's live-chat settings: everyone of the account reads them; supervisors change them."""
 
 
 @admin.register(LivechatRequest)
@@ -124,8 +107,9 @@ class LivechatRequestAdmin(MadeElsewhere, AccountScopedAdmin):
 
 @admin.register(Callback)
 class CallbackAdmin(AccountScopedAdmin):
+    """Callbacks asked by visitors: those who operate (livechat.callback's change permission) take them."""
+
     account_path = "bot__account"
-    edit_action = "livechat.operate"
     list_display = ["created_at", "bot", "phone", "name", "preferred_time", "status", "operator", "source"]
     list_filter = ["status", "source", "bot"]
     search_fields = ["phone", "name", "reason"]
@@ -149,6 +133,3 @@ class CallbackAdmin(AccountScopedAdmin):
 
     def has_add_permission(self, request):
         return False  # asked by visitors and telephony through the Callback servlet
-
-    def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser or may(request, self.edit_action)

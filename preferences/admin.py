@@ -6,9 +6,10 @@ from django.contrib import admin
 from django.db.models import Q
 from unfold.admin import ModelAdmin
 
-from accounts.admin import ReadOnlyAdmin, may
+from accounts.admin import ReadOnlyAdmin
 from accounts.models import Account
 from accounts.permissions import account_of
+from bots.admin_scoping import ScopedChoices
 from bots.models import Bot
 from bots.servlet.errors import ServletError
 
@@ -54,25 +55,12 @@ class AccountPreferenceForm(PreferenceForm):
         return services.Owner(account=self.cleaned_data["account"])
 
 
-class PreferenceAdmin(ModelAdmin):
+class PreferenceAdmin(ScopedChoices, ModelAdmin):
+    """Rights: the preferences models' Django permissions (preferences.read / .edit in accounts/roles.py)."""
+
     list_display = ["name", "value", "updated_by", "updated_at"]
     search_fields = ["name", "value"]
     readonly_fields = ["updated_by", "updated_at"]
-
-    def has_module_permission(self, request):
-        return may(request, "preferences.read")
-
-    def has_view_permission(self, request, obj=None):
-        return may(request, "preferences.read")
-
-    def has_add_permission(self, request):
-        return may(request, "preferences.edit")
-
-    def has_change_permission(self, request, obj=None):
-        return may(request, "preferences.edit")
-
-    def has_delete_permission(self, request, obj=None):
-        return may(request, "preferences.edit")
 
     def save_model(self, request, obj, form, change):
         if change and "name" in form.changed_data:
@@ -129,8 +117,7 @@ class AccountPreferenceAdmin(PreferenceAdmin):
 
 
 @admin.register(PreferenceChange)
-class PreferenceChangeAdmin(ReadOnlyAdmin, ModelAdmin):
-    read_action = "preferences.read"
+class PreferenceChangeAdmin(ReadOnlyAdmin, ScopedChoices, ModelAdmin):
     list_display = ["changed_at", "scope", "owner", "name", "old_value", "new_value", "changed_by_login", "via"]
     list_filter = ["scope", "via"]
     search_fields = ["name", "changed_by_login"]

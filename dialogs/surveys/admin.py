@@ -11,7 +11,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from unfold.admin import TabularInline
 
-from accounts.admin import AccountScopedAdmin, may
+from accounts.admin import AccountScopedAdmin
 from bots.admin_scoping import BotScopedAdmin
 from bots.servlet.errors import InvalidField
 
@@ -75,19 +75,6 @@ class SurveyFieldInline(TabularInline):
     def get_readonly_fields(self, request, obj=None):
         return ["option_list"]
 
-    # Inlines ask the model permissions Django's own way; surveys follow the roles (accounts.permissions).
-    def has_view_permission(self, request, obj=None):
-        return may(request, "knowledge.read")
-
-    def has_add_permission(self, request, obj=None):
-        return may(request, "knowledge.edit")
-
-    def has_change_permission(self, request, obj=None):
-        return may(request, "knowledge.edit")
-
-    def has_delete_permission(self, request, obj=None):
-        return may(request, "knowledge.edit")
-
     @admin.display(description="Options")
     def option_list(self, row):
         return ", ".join(row.children.order_by("position", "id").values_list("label", flat=True)) or "-"
@@ -98,8 +85,6 @@ class SurveyAdmin(AccountScopedAdmin, BotScopedAdmin):
     """Any role of the bot's account reads surveys; editors and administrators change them."""
 
     account_path = "bot__account"
-    read_action = "knowledge.read"
-    edit_action = "knowledge.edit"
     list_display = ["name", "language", "kind", "bot", "answer_count", "results_link"]
     list_filter = ["bot", "language", "kind"]
     search_fields = ["name", "title"]
