@@ -243,7 +243,18 @@ UNFOLD = {
                         "permission": "livechat.context.may_open_console",
                     }
                 ],
-            }
+            },
+            {
+                "title": "Analytics",
+                "items": [
+                    {
+                        "title": "Bot analytics",
+                        "icon": "monitoring",
+                        "link": "/admin/bots/analytics/",
+                        "permission": "bots.analytics.admin.may_view",  # bots/analytics/admin.py
+                    }
+                ],
+            },
         ],
     },
 }
