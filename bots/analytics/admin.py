@@ -10,6 +10,7 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from bots.admin_scoping import bots_of
+from bots.time_zones import use_bot_time_zone
 
 from . import charts, export
 from .periods import CUSTOM, DEFAULT_PERIOD, PERIOD_LABELS, PeriodForm
@@ -59,6 +60,7 @@ def analytics_page(request):
         "has_bots": bots.exists(),
     }
     if form.is_valid():
+        use_bot_time_zone(request, form.cleaned_data["bot"])
         report = build_report(form.cleaned_data["bot"], form.window())
         query = urlencode({key: value for key, value in form.data.items() if value})
         context.update(

@@ -3,13 +3,14 @@ or a custom range of days, turned into [start, end) in the bot's time zone and t
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from django import forms
 from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from bots.time_zones import zone_of
 from dialogs.topknowledge import period_bounds
 
 CUSTOM = "Custom"
@@ -31,12 +32,8 @@ PERIOD_LABELS = {
 
 
 def bot_timezone(bot) -> tzinfo:
-    """The bot's own time zone when it has one, else the server's (settings.TIME_ZONE)."""
-    name = getattr(bot, "time_zone", "") or settings.TIME_ZONE
-    try:
-        return ZoneInfo(str(name))
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(settings.TIME_ZONE)
+    """The bot's own time zone (Bot.time_zone), else the server's (settings.TIME_ZONE)."""
+    return zone_of(bot) or ZoneInfo(settings.TIME_ZONE)
 
 
 @dataclass(frozen=True)

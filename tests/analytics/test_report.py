@@ -1,6 +1,7 @@
 """The analytics report on seeded data: every rate's numerator and denominator, the days in the bot's time
 zone, qualification-mode dialogs left out, the periods, and a fixed number of queries."""
 
+import json
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -87,15 +88,7 @@ def test_qualification_mode_dialogs_never_count(seeded):
     assert report.understood.percent is None
 
 
-def set_time_zone(bot, name: str, monkeypatch) -> None:
-    """The bot's time zone: its field once bots have one (the roles helper adds it), else every bot's."""
-    if any(field.name == "time_zone" for field in Bot._meta.get_fields()):
-        Bot.objects.filter(pk=bot.pk).update(time_zone=name)
-    else:
-        monkeypatch.setattr(Bot, "time_zone", name, raising=False)
-
-
-def test_the_days_are_the_bots_time_zone_days(db, monkeypatch):
+def test_the_days_are_the_bots_time_zone_days(db):
     """23:30 and 00:30 in Paris on the night of day 1 to day 2 are 22:30 and 23:30 UTC: a bot in Paris counts
     one on each day, a bot on the server's zone (UTC) both on day 1."""
     bot = seed_bot("Paris bot")
@@ -110,7 +103,7 @@ def test_the_days_are_the_bots_time_zone_days(db, monkeypatch):
         (date(2026, 3, 2), 0, 0),
     ]
 
-    set_time_zone(bot, "Europe/Paris", monkeypatch)
+    Bot.objects.filter(pk=bot.pk).update(time_zone="Europe/Paris")
     assert bot_timezone(Bot.objects.get(pk=bot.pk)) == PARIS
     in_paris = build_report(bot, window(bot, end=DAY1 + timedelta(days=1)))
     assert in_paris.window.start == datetime(2026, 2, 28, 23, 0, tzinfo=UTC)
@@ -178,8 +171,6 @@ def test_charts_carry_the_days_and_turn_monthly_over_long_periods(seeded):
     bot, _ = seeded
     report = build_report(bot, window(bot))
     drawn = charts(report)
-    import json
-
     activity = json.loads(drawn["activity"]["data"])
     assert activity["labels"] == ["2026-03-01", "2026-03-02", "2026-03-03"]
     assert [dataset["data"] for dataset in activity["datasets"]] == [[2, 1, 0], [6, 2, 0]]
