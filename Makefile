@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt | md5sum | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test bench lint format browser wrk saml-tools clean prod prod-stop prod-status
+.PHONY: install messages gettext-tools run test bench lint format browser wrk saml-tools clean prod prod-stop prod-status
 
 $(STAMP): requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,18 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) messages
+
+# The back office's French (config/locale/fr): the .po is in the repository, the .mo is built here with
+# Debian's gettext (msgfmt), installed with apt-get when it is missing; never committed.
+messages: $(STAMP) gettext-tools
+	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=tests --ignore=bench -v 0
+
+gettext-tools:
+	@command -v msgfmt >/dev/null 2>&1 || { \
+		echo "Installing Debian's gettext for the back office's translations"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq gettext >/dev/null; }
 
 run: install saml-tools
 	$(BIN)/python manage.py migrate --noinput

@@ -81,10 +81,13 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "bots.servlet.middleware.ServiceOutageMiddleware",  # database down: 503 at once, inside CORS
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The back office in English or French, as its user chose (accounts/language.py, LocaleMiddleware's).
+    "accounts.language.ChosenLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "bots.time_zones.BotTimeZoneMiddleware",  # a bot's time zone on its back-office pages, reset after
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "bots.servlet.middleware.ServletErrorMiddleware",
 ]
@@ -192,6 +195,10 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
+# The back office's languages (Django's and unfold's strings come translated; ours: config/locale/, built
+# by `manage.py compilemessages` in `make install`).
+LANGUAGES = [("en", "English"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -228,6 +235,7 @@ UNFOLD = {
     "SITE_HEADER": "Bot platform",
     "SITE_SUBHEADER": "Bots, knowledge, dialogs and live chat",
     "SITE_SYMBOL": "smart_toy",
+    "SHOW_LANGUAGES": True,  # the language switcher (English / Français) in the user menu
     "SHOW_HISTORY": True,
     "SIDEBAR": {
         "show_search": True,

@@ -29,6 +29,7 @@ admin.site.index_title = "Bots, knowledge, dialogs and live chat"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the back office's language switcher
     path("servlet/authentication.html", authentication_page, name="authentication-page"),
     path("authentication.html", authentication_page),
     path("servlet/api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
