@@ -1,0 +1,112 @@
+"""The inputs learning looks at: what visitors typed that the bot misunderstood or answered with rewordings,
+in the last days, newest first and capped, outside qualification mode, one entry per normalised text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+
+from dialogs.engine import TypeResponse
+from dialogs.models import Interaction
+from knowledge.matching import normalise
+
+from .models import IgnoredGroup
+
+# Bounded cost: the page reads at most MAX_INPUTS interactions of the last WINDOW_DAYS.
+WINDOW_DAYS = 90
+MAX_INPUTS = 2000
+MISUNDERSTOOD = (TypeResponse.MISUNDERSTOOD, TypeResponse.TOO_MANY_MISUNDERSTOOD)
+REWORDED = (TypeResponse.ONE_REWORD, TypeResponse.SEVERAL_REWORDS)
+# The ignored groups remembered (newest first): older ones no longer hide anything.
+MAX_IGNORED_GROUPS = 500
+
+
+@dataclass
+class Input:
+    """One distinct input (by normalised text): the way it was last typed, how often, and how answered."""
+
+    key: str
+    text: str
+    language: str
+    misunderstood: int = 0
+    reworded: int = 0
+    last_seen: datetime | None = None
+    reworded_items: list[int] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return self.misunderstood + self.reworded
+
+
+@dataclass
+class Inputs:
+    by_language: dict[str, list[Input]]
+    read: int  # interactions read
+    capped: bool  # MAX_INPUTS reached: older ones were left out
+    hidden: int  # interactions left out as ignored or already a formulation
+    since: datetime
+
+
+def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inputs:
+    """The bot's misunderstood and reworded inputs, grouped by normalised text per language; inputs that are
+    ignored, or already one of the bot's formulations (`known`: normalised texts per language), are left out."""
+    since = (now or timezone.now()) - timedelta(days=WINDOW_DAYS)
+    rows = (
+        Interaction.objects.filter(
+            bot=bot,
+            counted=True,  # False in qualification mode: those are the editors' own tests
+            human=False,
+            created_at__gte=since,
+            type_response__in=MISUNDERSTOOD + REWORDED,
+        )
+        .exclude(user_input="")
+        .order_by("-created_at", "-id")
+        .values_list("user_input", "language", "type_response", "created_at", "reworded_items")[:MAX_INPUTS]
+    )
+    ignored = ignored_texts(bot)
+    found: dict[tuple[str, str], Input] = {}
+    read = hidden = 0
+    for text, language, type_response, created_at, reworded_items in rows:
+        read += 1
+        key = normalise(text, language)
+        if not key:
+            continue
+        if key in ignored.get(language, ()) or key in known.get(language, ()):
+            hidden += 1
+            continue
+        entry = found.get((language, key))
+        if entry is None:
+            entry = found[(language, key)] = Input(key=key, text=text.strip(), language=language, last_seen=created_at)
+        if type_response in REWORDED:
+            entry.reworded += 1
+            if isinstance(reworded_items, list):
+                entry.reworded_items.extend(i for i in reworded_items if isinstance(i, int))
+        else:
+            entry.misunderstood += 1
+    by_language: dict[str, list[Input]] = {}
+    for entry in found.values():
+        by_language.setdefault(entry.language, []).append(entry)
+    return Inputs(by_language=by_language, read=read, capped=read >= MAX_INPUTS, hidden=hidden, since=since)
+
+
+def ignored_texts(bot) -> dict[str, set[str]]:
+    """Normalised texts of the bot's ignored groups, per language."""
+    out: dict[str, set[str]] = {}
+    groups = IgnoredGroup.objects.filter(bot=bot).values_list("language", "texts")[:MAX_IGNORED_GROUPS]
+    for language, texts in groups:
+        if isinstance(texts, list):
+            out.setdefault(language, set()).update(t for t in texts if isinstance(t, str))
+    return out
+
+
+def known_texts(snapshot) -> dict[str, set[str]]:
+    """The bot's formulations, normalised, per language (an input added as one has been dealt with)."""
+    return snapshot.memo(
+        ("learning", "known"),
+        lambda: {
+            language: {normalise(text, language) for _, _, text, _ in rows}
+            for language, rows in snapshot.formulations.items()
+        },
+    )

@@ -1,0 +1,1 @@
+"""Learning from misunderstood questions (knowledge/learning/)."""

@@ -1,0 +1,61 @@
+"""Learning's fixtures: the demo bot with misunderstood inputs seeded by talking to it, and back-office
+users of its account with the permissions of their role."""
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+
+from knowledge.demo.content import BOT_UUID
+from tests.accounts.personas import make_persona
+from tests.conftest import Chatbox
+
+# What visitors asked that the demo bot does not know (life insurance, bitcoin), and one question it knows.
+LIFE_INSURANCE = [
+    "assurance vie",
+    "assurance vie",
+    "Assurance vie ?",
+    "je cherche une assurance vie pour mes enfants",
+    "une assurance vie pour mes enfants",
+]
+BITCOIN = ["bitcoin", "bitcoin", "bitcoins"]
+# The bot offers a rewording for this one.
+REWORDED = "Puis-je acheter des bitcoins ?"
+UNDERSTOOD = "Quels sont vos horaires d'ouverture ?"
+
+EDITOR = ["view_misunderstoodinput", "view_ignoredgroup", "add_ignoredgroup", "delete_ignoredgroup"]
+EDITOR += ["add_formulation", "add_knowledgeitem", "change_knowledgeitem", "view_knowledgeitem"]
+READER = ["view_misunderstoodinput", "view_ignoredgroup", "view_knowledgeitem"]
+
+
+def talk_once(bot_uuid: str, text: str, client=None, **fields) -> dict:
+    """One question in a dialog of its own (no too-many-misunderstood streak)."""
+    return Chatbox(client or Client(), bot_uuid).talk(text, **fields)
+
+
+def seed_inputs(client=None) -> None:
+    for text in LIFE_INSURANCE + BITCOIN + [REWORDED, UNDERSTOOD]:
+        talk_once(BOT_UUID, text, client)
+    # An editor's own tests in qualification mode never count.
+    talk_once(BOT_UUID, "assurance vie", client, qualificationMode="true")
+
+
+def staff(bot, role: str, codenames: list[str]):
+    """A back-office user of the bot's account with `role`, given the Django permissions of that role on
+    the learning page by hand (the roles' groups are being mapped elsewhere at the same time)."""
+    user, _ = make_persona(bot.account, role)
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="knowledge", codename__in=codenames))
+    return user
+
+
+@pytest.fixture
+def lexical(settings):
+    """The lexical matcher (no sentence encoder): the same grouping path on any machine, and fast."""
+    settings.MATCHING_EMBEDDINGS = False
+
+
+@pytest.fixture
+def seeded(demo_bot, lexical):
+    seed_inputs()
+    return demo_bot
