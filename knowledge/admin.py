@@ -257,3 +257,6 @@ class GalleryImageAdmin(BotScopedAdmin):
             return "—"
         data = base64.b64encode(bytes(image.content)).decode()
         return format_html('<img src="data:{};base64,{}" style="max-width:320px">', image.media_type, data)
+
+# The learning page (misunderstood questions, ignored groups) lives with its code and registers itself.
+from .learning import admin as learning_admin  # noqa: E402, F401
