@@ -29,12 +29,16 @@ def _bots(request):
     return bots_of(request.user).distinct().order_by("name", "pk")
 
 
+class NotYourBot(Exception):
+    """The query string names a bot that is not among the user's (or no bot at all)."""
+
+
 def _form(request, bots) -> PeriodForm:
-    """The filters from the query string; a bot outside the user's bots is a 404, as admin objects are."""
+    """The filters from the query string (the user's first bot by default)."""
     wanted = request.GET.get("bot", "").strip()
     if wanted:
         if not (wanted.isascii() and wanted.isdigit()) or not bots.filter(pk=int(wanted)).exists():
-            raise Http404(_("No such bot among yours."))
+            raise NotYourBot
     else:
         first = bots.first()
         wanted = first.pk if first else ""
@@ -51,14 +55,14 @@ def analytics_page(request):
     if not may_view(request):
         raise PermissionDenied
     bots = _bots(request)
-    form = _form(request, bots)
-    context = {
-        **admin.site.each_context(request),
-        "title": _("Analytics"),
-        "form": form,
-        "custom": CUSTOM,
-        "has_bots": bots.exists(),
-    }
+    context = {**admin.site.each_context(request), "title": _("Analytics"), "custom": CUSTOM}
+    try:
+        form = _form(request, bots)
+    except NotYourBot:
+        # Refused as the admin refuses objects outside the user's scope (404), on a page that says so.
+        context.update({"form": PeriodForm({"period": DEFAULT_PERIOD}, bots=bots), "not_your_bot": True})
+        return TemplateResponse(request, "admin/bots/analytics/page.html", context, status=404)
+    context.update({"form": form, "has_bots": bots.exists()})
     if form.is_valid():
         use_bot_time_zone(request, form.cleaned_data["bot"])
         report = build_report(form.cleaned_data["bot"], form.window())
@@ -85,7 +89,10 @@ def analytics_csv(request, table: str):
         raise PermissionDenied
     if table not in export.TABLES:
         raise Http404(_("No such export."))
-    form = _form(request, _bots(request))
+    try:
+        form = _form(request, _bots(request))
+    except NotYourBot:
+        return JsonResponse({"error": "UNKNOWN_BOT", "message": _("No such bot among yours.")}, status=404)
     if not form.is_valid():
         errors = {name: [str(error) for error in messages] for name, messages in form.errors.items()}
         return JsonResponse(

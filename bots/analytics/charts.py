@@ -49,7 +49,10 @@ def _options(*, stacked: bool = False) -> str:
             "animation": False,
             "responsive": True,
             "maintainAspectRatio": False,
-            "datasets": {"bar": {"borderRadius": 4, "maxBarThickness": 18, "categoryPercentage": 0.8}},
+            "datasets": {
+                "bar": {"borderRadius": 4, "maxBarThickness": 18, "categoryPercentage": 0.8},
+                "line": {"borderWidth": 2, "pointRadius": 3, "tension": 0.3, "fill": False},
+            },
             "plugins": {
                 "legend": {
                     "display": True,
@@ -72,8 +75,8 @@ def _options(*, stacked: bool = False) -> str:
     )
 
 
-def _bars(points: list[Bucket], series: list[tuple[str, str, str]], *, stacked: bool = False) -> dict:
-    """A bar chart's data and options: one dataset per (label, Day field, CSS colour) of `series`."""
+def _chart(points: list[Bucket], series: list[tuple[str, str, str]], *, stacked: bool = False) -> dict:
+    """A chart's data and options: one dataset per (label, Day field, CSS colour) of `series`."""
     datasets = [
         {
             "label": label,
@@ -90,14 +93,14 @@ def _bars(points: list[Bucket], series: list[tuple[str, str, str]], *, stacked: 
 def charts(report: Report) -> dict[str, dict]:
     points = buckets(report)
     return {
-        "activity": _bars(
+        "activity": _chart(
             points,
             [
                 (_("Dialogs"), "dialogs", "var(--color-primary-600)"),
                 (_("Interactions"), "interactions", "var(--color-primary-300)"),
             ],
         ),
-        "answers": _bars(
+        "answers": _chart(
             points,
             [
                 (_("Understood"), "understood", "var(--color-green-500)"),
@@ -106,11 +109,12 @@ def charts(report: Report) -> dict[str, dict]:
             ],
             stacked=True,
         ),
-        "livechat": _bars(
+        "livechat": _chart(
             points,
             [
-                (_("Requests"), "livechat_requests", "var(--color-primary-600)"),
                 (_("Taken by an operator"), "livechat_taken", "var(--color-green-500)"),
+                (_("Not taken"), "livechat_not_taken", "var(--color-orange-400)"),
             ],
+            stacked=True,
         ),
     }

@@ -21,6 +21,18 @@ REWORD_CLICK = "reword_auto"
 TOP_ITEMS = 10
 
 
+def readable_wait(seconds: float | None) -> str:
+    """A waiting time as people say it: 45 s, 2 min 05 s, 1 h 02 min; "–" when nobody waited."""
+    if seconds is None:
+        return "–"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
 @dataclass(frozen=True)
 class Rate:
     """A share shown with what it is made of: numerator / denominator."""
@@ -51,6 +63,10 @@ class Day:
     @property
     def questions(self) -> int:
         return self.understood + self.reworded + self.misunderstood
+
+    @property
+    def livechat_not_taken(self) -> int:
+        return self.livechat_requests - self.livechat_taken
 
     @property
     def average_wait_seconds(self) -> float | None:
@@ -93,6 +109,14 @@ class Report:
     @property
     def longest_wait_seconds(self) -> float | None:
         return None if self.longest_wait is None else round(self.longest_wait.total_seconds(), 1)
+
+    @property
+    def average_wait_text(self) -> str:
+        return readable_wait(self.average_wait_seconds)
+
+    @property
+    def longest_wait_text(self) -> str:
+        return readable_wait(self.longest_wait_seconds)
 
     @property
     def questions(self) -> int:

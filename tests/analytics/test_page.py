@@ -62,7 +62,7 @@ def test_a_reader_sees_every_rate_with_its_numerator_and_denominator(client, rea
             f'<span data-role="numerator">{numerator}</span> / <span data-role="denominator">{denominator}</span>'
             in (block[:1200])
         ), testid
-    assert "42.9 %" in html and "120.0 s" in html
+    assert "42.9 %" in html and "2 min 00 s" in html
     assert 'data-type="bar"' in html and html.count('class="chart"') == 3
     assert "Horaires" in html and "Carte perdue" in html
     assert "dialogs in qualification mode are never counted" in html
@@ -128,9 +128,12 @@ def test_a_formula_in_an_item_name_is_quoted_in_the_csv(client, reader, bot):
 def test_another_accounts_bot_is_refused(client, reader, bot):
     other = seed_bot("Not yours")
     seed(other, ZoneInfo("UTC"))
-    assert client.get(PAGE, {"bot": other.pk, **RANGE}).status_code == 404
+    refused = client.get(PAGE, {"bot": other.pk, **RANGE})
+    assert refused.status_code == 404 and "report" not in refused.context
+    assert "This bot is not one of yours" in refused.content.decode()
     for table in ("days", "rates", "knowledge"):
-        assert client.get(csv_url(table), {"bot": other.pk, **RANGE}).status_code == 404
+        response = client.get(csv_url(table), {"bot": other.pk, **RANGE})
+        assert response.status_code == 404 and response.json()["error"] == "UNKNOWN_BOT"
     assert client.get(PAGE, {"bot": "1 OR 1=1"}).status_code == 404
     # The bot list offers the reader's own bots only.
     page = client.get(PAGE).content.decode()

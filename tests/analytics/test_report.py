@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from bots.analytics.charts import buckets, charts
 from bots.analytics.periods import CUSTOM, PERIOD_LABELS, PeriodForm, bot_timezone
-from bots.analytics.report import build_report
+from bots.analytics.report import build_report, readable_wait
 from bots.models import Bot
 from dialogs.models import Dialog, Interaction
 from dialogs.topknowledge import PERIODS
@@ -182,3 +182,15 @@ def test_charts_carry_the_days_and_turn_monthly_over_long_periods(seeded):
     assert [month.label for month in months] == ["2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06"]
     assert [month.total("dialogs") for month in months] == [0, 1, 4, 0, 0, 0]
     assert timezone.is_aware(long.window.start)
+
+
+def test_waits_read_as_people_say_them():
+    assert [readable_wait(value) for value in (None, 0, 45.4, 120, 125, 3599, 3720)] == [
+        "–",
+        "0 s",
+        "45 s",
+        "2 min 00 s",
+        "2 min 05 s",
+        "59 min 59 s",
+        "1 h 02 min",
+    ]
