@@ -75,9 +75,9 @@ def test_an_editor_sees_only_the_bots_of_their_account_and_no_visitor_ids(client
 
 def test_ignoring_a_gdpr_request_needs_a_reason(staff, demo_bot):
     request = GdprRequest.objects.create(bot=demo_bot, client_id="abc", object="Get", mail="a@example.org")
-    staff.post(f"/admin/dialogs/gdprrequest/{request.pk}/change/", {"status": "ignored", "reason": ""})
+    staff.post(f"/admin/dialogs/gdprrequest/{request.pk}/change/", {"action": "ignore", "reason": ""})
     request.refresh_from_db()
     assert request.status == "pending"
-    staff.post(f"/admin/dialogs/gdprrequest/{request.pk}/change/", {"status": "ignored", "reason": "duplicate"})
+    staff.post(f"/admin/dialogs/gdprrequest/{request.pk}/change/", {"action": "ignore", "reason": "duplicate"})
     request.refresh_from_db()
     assert (request.status, request.reason) == ("ignored", "duplicate")
