@@ -36,6 +36,8 @@ def erase(request: GdprRequest) -> Counter:
 
 def _rows_kept_unlinked():
     """Models whose link to a dialog is set to null when it goes (they would keep the visitor's data)."""
-    for relation in Dialog._meta.related_objects:
-        if relation.many_to_one and getattr(relation, "on_delete", None) is models.SET_NULL:
+    # Hidden relations too: a link declared with related_name="+" (call-back requests) is one of them.
+    for relation in Dialog._meta.get_fields(include_hidden=True):
+        reverse_link = relation.auto_created and not relation.concrete and relation.one_to_many
+        if reverse_link and getattr(relation, "on_delete", None) is models.SET_NULL:
             yield relation.related_model, relation.field.name

@@ -7,6 +7,7 @@ from django.apps import apps
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from ..models import GdprRequest
 from . import data, erase, mail
@@ -71,11 +72,15 @@ def ignore(request: GdprRequest, user, reason: str) -> GdprAction:
     return _done(request, user, GdprRequest.Status.IGNORED, GdprAction.Kind.IGNORED, reason, {})
 
 
+# Kinds whose model's plural name reads badly in the log.
+NAMES = {"livechat.ChatUpload": _lazy("files sent by the visitor")}
+
+
 def by_name(counts) -> dict:
-    """Deleted rows per kind, named as people read them (dialogs, interactions, files sent by a visitor…)."""
+    """Deleted rows per kind, named as people read them (dialogs, interactions, files sent by the visitor…)."""
     named = {}
     for label, count in counts.items():
-        name = str(apps.get_model(label)._meta.verbose_name_plural)
+        name = str(NAMES.get(label) or apps.get_model(label)._meta.verbose_name_plural)
         named[name] = named.get(name, 0) + count
     return named
 
