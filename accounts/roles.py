@@ -6,8 +6,9 @@ each action becomes the model permissions it needs in the back office. The back 
 the servlet API has no call for:
 
     action             administrator  editor  operator  reader
-    dialogs.read             x          x        x        x     read dialogs and their transcripts
-    gdpr.handle              x                                  GDPR requests (they carry visitors' e-mails)
+    dialogs.read             x          x        x        x     read dialogs, transcripts, analytics, learning
+    dialogs.correct          x          x                       mark a dialog corrected or unread
+    gdpr.handle              x                                  visitors' ids (clientId) and GDPR requests
     bots.configure           x                                  the account's name; a bot's name, languages,
                                                                 spaces and time zone
 
@@ -34,8 +35,8 @@ GROUP_NAMES = {
 }
 
 BACK_OFFICE_ACTIONS = {
-    Role.ADMINISTRATOR: {"dialogs.read", "gdpr.handle", "bots.configure"},
-    Role.EDITOR: {"dialogs.read"},
+    Role.ADMINISTRATOR: {"dialogs.read", "dialogs.correct", "gdpr.handle", "bots.configure"},
+    Role.EDITOR: {"dialogs.read", "dialogs.correct"},
     Role.OPERATOR: {"dialogs.read"},
     Role.READER: {"dialogs.read"},
 }
@@ -72,8 +73,12 @@ ACTION_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "livechat.operator": (VIEW,),
         "livechat.livechatsettings": (VIEW,),
     },
-    "knowledge.read": _each(KNOWLEDGE_MODELS, VIEW),
-    "knowledge.edit": _each(KNOWLEDGE_MODELS, *EDIT),
+    "knowledge.read": {
+        **_each(KNOWLEDGE_MODELS, VIEW),
+        "knowledge.misunderstoodinput": (VIEW,),  # the learning page (knowledge/learning/)
+        "knowledge.ignoredgroup": (VIEW,),
+    },
+    "knowledge.edit": {**_each(KNOWLEDGE_MODELS, *EDIT), "knowledge.ignoredgroup": (ADD, DELETE)},
     "dialogs.read": {
         "dialogs.dialog": (VIEW,),
         "dialogs.interaction": (VIEW,),
@@ -81,7 +86,8 @@ ACTION_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "dialogs.surveyanswervalue": (VIEW,),
         "livechat.livechatrequest": (VIEW,),
     },
-    "gdpr.handle": {"dialogs.gdprrequest": (VIEW, CHANGE)},
+    "dialogs.correct": {"dialogs.dialog": (CHANGE,)},
+    "gdpr.handle": {"dialogs.gdprrequest": (VIEW, CHANGE), "dialogs.gdpraction": (VIEW,)},
     "preferences.read": _each(
         ["preferences.botpreference", "preferences.accountpreference", "preferences.preferencechange"], VIEW
     ),
@@ -104,7 +110,9 @@ ACTION_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 # Custom permissions (a model Meta's `permissions`), "app_label.codename" → the actions that grant it.
-CUSTOM_PERMISSIONS: dict[str, set[str]] = {}
+CUSTOM_PERMISSIONS: dict[str, set[str]] = {
+    "dialogs.view_visitor_id": {"gdpr.handle"},
+}
 
 
 def actions_of(role: str) -> set[str]:

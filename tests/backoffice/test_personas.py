@@ -1,0 +1,156 @@
+"""Each role in a real browser (Debian's chromium, the live server, a 1366 px wide screen): what an
+administrator, an editor, an operator and a reader of the demo account see in the sidebar and may do;
+a page beyond the role answers 403; another account's bot is never shown. The users are made as
+POST /servlet/api/bousers makes them: a membership, nothing granted by hand. Screenshots go to
+test-results/personas/."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import Account, Role
+from bots.models import Bot
+from knowledge.models import KnowledgeItem
+from tests.accounts.personas import PASSWORD, make_persona
+from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=10_000)
+SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "personas"
+OTHER_BOT = "Bot of another account"
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+@pytest.fixture
+def page(browser, live_server, demo_bot_live):  # noqa: F811
+    context = browser.new_context(viewport={"width": 1366, "height": 860})
+    context.set_default_timeout(10_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def other_bot(demo_bot_live):  # noqa: F811
+    bot = Bot.objects.create(name=OTHER_BOT, account=Account.objects.create(name="Another account"))
+    item = KnowledgeItem.objects.create(bot=bot, label="Another account's secret item")
+    return bot, item
+
+
+def log_in(page, server, role):
+    user, _ = make_persona(Account.objects.get(name="Demo"), role, login=f"{role}-persona")
+    page.goto(server.url + "/admin/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("[type=submit]")
+    expect(page.locator("#main, main").first).to_be_visible()
+    return user
+
+
+def expect_areas(page, shown: list[str], hidden: list[str]):
+    """The index lists the pages the role may open (unfold's "All applications" lists the same); the
+    live-chat console is the sidebar's own entry."""
+    for name in shown:
+        expect(link(page, name)).to_be_visible()
+    for name in hidden:
+        expect(link(page, name)).to_have_count(0)
+
+
+def link(page, name):
+    if name == "Live chat console":  # the sidebar entry's text starts with its icon's name
+        return page.get_by_role("link").filter(has_text=name).first
+    return page.get_by_role("link", name=name, exact=True).first
+
+
+def expect_forbidden(page, url):
+    response = page.goto(url)
+    assert response.status == 403, url
+
+
+def expect_not_shown(page, server, other_bot):
+    _, item = other_bot
+    page.goto(server.url + "/admin/bots/bot/")
+    expect(page.locator("#result_list")).to_contain_text("Demo")
+    expect(page.locator("body")).not_to_contain_text(OTHER_BOT)
+    # Its pages are not found for this user (Django's admin says so and goes back to the index).
+    page.goto(f"{server.url}/admin/knowledge/knowledgeitem/{item.pk}/change/")
+    expect(page.locator("body")).not_to_contain_text("secret item")
+    assert not page.url.endswith(f"/{item.pk}/change/")
+
+
+def test_an_administrator_sees_every_area_of_their_account(page, live_server, other_bot):
+    log_in(page, live_server, Role.ADMINISTRATOR)
+    expect_areas(
+        page,
+        shown=["Knowledge items", "Dialogs", "GDPR requests", "Bot preferences", "Server errors", "Live chat console"],
+        hidden=["Groups"],
+    )
+    shot(page, "10-administrator-index")
+    page.goto(live_server.url + "/admin/dialogs/gdprrequest/")
+    expect(page.locator("h1, h2").filter(has_text="GDPR request").first).to_be_visible()
+    page.goto(live_server.url + "/admin/auth/user/")
+    expect(page.locator("#result_list")).to_contain_text("administrator-persona")
+    expect(page.locator("#result_list")).not_to_contain_text("admin@example.org")  # a superuser: not theirs
+    shot(page, "11-administrator-users")
+    expect_forbidden(page, live_server.url + "/admin/auth/group/")
+    expect_not_shown(page, live_server, other_bot)
+
+
+def test_an_editor_saves_a_knowledge_item_but_not_beyond_their_role(page, live_server, demo_bot_live, other_bot):  # noqa: F811
+    log_in(page, live_server, Role.EDITOR)
+    expect_areas(
+        page, shown=["Knowledge items", "Dialogs", "Bot preferences"], hidden=["GDPR requests", "Live chat console"]
+    )
+    shot(page, "20-editor-index")
+    item = KnowledgeItem.objects.get(bot=demo_bot_live, label="Account fees")
+    page.goto(f"{live_server.url}/admin/knowledge/knowledgeitem/{item.pk}/change/")
+    page.fill("#id_label", "Account fees and charges")
+    page.locator("[name=_save]").first.click()
+    expect(page.locator("body")).to_contain_text("was changed successfully")
+    shot(page, "21-editor-saved-an-item")
+    assert KnowledgeItem.objects.get(pk=item.pk).label == "Account fees and charges"
+    expect_forbidden(page, live_server.url + "/admin/dialogs/gdprrequest/")
+    shot(page, "22-editor-403-gdpr")
+    expect_forbidden(page, live_server.url + "/admin/preferences/botpreference/add/")
+    expect_not_shown(page, live_server, other_bot)
+
+
+def test_an_operator_reaches_the_console_and_reads_without_editing(page, live_server, demo_bot_live, other_bot):  # noqa: F811
+    log_in(page, live_server, Role.OPERATOR)
+    expect_areas(page, shown=["Live chat console", "Dialogs", "Callbacks"], hidden=["GDPR requests", "Server errors"])
+    shot(page, "30-operator-index")
+    link(page, "Live chat console").click()
+    expect(page).to_have_url(f"{live_server.url}/livechat/")
+    expect(page.locator("body")).not_to_contain_text("Only operators and administrators")
+    shot(page, "31-operator-console")
+    expect_forbidden(page, live_server.url + "/admin/knowledge/knowledgeitem/add/")
+    expect_forbidden(page, live_server.url + "/admin/preferences/botpreference/")
+    expect_not_shown(page, live_server, other_bot)
+
+
+def test_a_reader_reads_knowledge_and_cannot_save(page, live_server, demo_bot_live, other_bot):  # noqa: F811
+    log_in(page, live_server, Role.READER)
+    expect_areas(page, shown=["Knowledge items", "Dialogs", "Bot preferences"], hidden=["GDPR requests"])
+    shot(page, "40-reader-index")
+    item = KnowledgeItem.objects.get(bot=demo_bot_live, label="Account fees")
+    page.goto(f"{live_server.url}/admin/knowledge/knowledgeitem/{item.pk}/change/")
+    expect(page.locator("body")).to_contain_text("Account fees")
+    expect(page.locator("[name=_save]")).to_have_count(0)
+    expect(page.locator("#id_label")).to_have_count(0)  # shown as text, not as a field
+    shot(page, "41-reader-item-read-only")
+    # A save posted by hand (with a valid CSRF token, so only the right is missing) is refused as well.
+    csrf = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == "csrftoken")
+    response = page.request.post(
+        f"{live_server.url}/admin/knowledge/knowledgeitem/{item.pk}/change/",
+        form={"label": "Changed by a reader"},
+        headers={"X-CSRFToken": csrf, "Referer": page.url},
+    )
+    assert response.status == 403
+    assert KnowledgeItem.objects.get(pk=item.pk).label == "Account fees"
+    expect_forbidden(page, live_server.url + "/admin/knowledge/knowledgeitem/add/")
+    expect_forbidden(page, live_server.url + "/livechat/")
+    expect_not_shown(page, live_server, other_bot)
