@@ -263,6 +263,23 @@ UNFOLD = {
                     }
                 ],
             },
+            {
+                "title": "Learning",
+                "items": [
+                    {
+                        "title": "Misunderstood questions",
+                        "icon": "psychology_alt",
+                        "link": "/admin/knowledge/misunderstoodinput/",
+                        "permission": "knowledge.learning.admin.may_view",  # knowledge/learning/admin.py
+                    },
+                    {
+                        "title": "Ignored questions",
+                        "icon": "visibility_off",
+                        "link": "/admin/knowledge/ignoredgroup/",
+                        "permission": "knowledge.learning.admin.may_view_ignored",
+                    },
+                ],
+            },
         ],
     },
 }

@@ -23,6 +23,17 @@ from .models import IgnoredGroup, MisunderstoodInput
 MAX_ITEM_CHOICES = 1000
 
 
+def may_view(request) -> bool:
+    """The sidebar's Learning entry (config/settings.py UNFOLD): for those who may read the page."""
+    return (
+        request.user.is_active and request.user.is_staff and request.user.has_perm("knowledge.view_misunderstoodinput")
+    )
+
+
+def may_view_ignored(request) -> bool:
+    return request.user.is_active and request.user.is_staff and request.user.has_perm("knowledge.view_ignoredgroup")
+
+
 def page_url(bot, **params) -> str:
     """The learning page of `bot` (the bot's page links here)."""
     query = {"bot": bot.pk, **{k: v for k, v in params.items() if v}}
