@@ -94,6 +94,7 @@ def front_matter(result, generator, request, public):
                     parameter.setdefault("example", DEMO_BOT_UUID)
     for call, example in EXAMPLES.items():
         add_example(result, call, example)
+    blank_form_fields(result)
     return result
 
 
@@ -103,6 +104,26 @@ def forms_first(operation: dict) -> None:
         content = body["content"]
         ranked = sorted(content, key=lambda media: BODY_ORDER.index(media) if media in BODY_ORDER else len(BODY_ORDER))
         body["content"] = {media: content[media] for media in ranked}
+
+
+def blank_form_fields(result: dict) -> None:
+    """A form's fields start empty in "Try it out" (an empty field is not sent), or with the call's example.
+    Swagger UI fills every form field with a sample of its type otherwise: talk went out with
+    variables=string, qualificationMode=true and a dozen other made-up values."""
+    schemas = result["components"]["schemas"]
+    for item in result["paths"].values():
+        for operation in item.values():
+            content = operation.get("requestBody", {}).get("content", {})
+            for media_type in BODY_ORDER:
+                if media_type not in content:
+                    continue
+                form = schemas.get(content[media_type]["schema"].get("$ref", "").rsplit("/", 1)[-1])
+                example = content[media_type].get("examples", {}).get("demo", {}).get("value", {})
+                for name, field in (form or {}).get("properties", {}).items():
+                    if name in example:
+                        field["example"] = example[name]
+                    elif field.get("format") != "binary" and "default" not in field:
+                        field.setdefault("example", "")
 
 
 def add_example(result: dict, call: str, example: dict) -> None:
