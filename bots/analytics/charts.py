@@ -51,7 +51,7 @@ def _options(*, stacked: bool = False) -> str:
             "maintainAspectRatio": False,
             "datasets": {
                 "bar": {"borderRadius": 4, "maxBarThickness": 18, "categoryPercentage": 0.8},
-                "line": {"borderWidth": 2, "pointRadius": 3, "tension": 0.3, "fill": False},
+                "line": {"borderWidth": 2, "pointRadius": 3, "fill": False},
             },
             "plugins": {
                 "legend": {
@@ -99,6 +99,15 @@ def charts(report: Report) -> dict[str, dict]:
                 (_("Dialogs"), "dialogs", "var(--color-primary-600)"),
                 (_("Interactions"), "interactions", "var(--color-primary-300)"),
             ],
+        ),
+        "outcomes": _chart(
+            points,
+            [
+                (_("Only direct answers"), "dialogs_direct", "var(--color-green-500)"),
+                (_("Answered after misunderstandings"), "dialogs_recovered", "var(--color-green-300)"),
+                (_("Ended misunderstood"), "dialogs_failed", "var(--color-orange-400)"),
+            ],
+            stacked=True,
         ),
         "answers": _chart(
             points,

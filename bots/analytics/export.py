@@ -24,6 +24,9 @@ def day_rows(report: Report):
     yield [
         "date",
         "dialogs",
+        "dialogs_direct",
+        "dialogs_recovered",
+        "dialogs_failed",
         "interactions",
         "questions",
         "understood",
@@ -40,6 +43,9 @@ def day_rows(report: Report):
         yield [
             f"{day.day:%Y-%m-%d}",
             day.dialogs,
+            day.dialogs_direct,
+            day.dialogs_recovered,
+            day.dialogs_failed,
             day.interactions,
             day.questions,
             day.understood,
@@ -56,6 +62,9 @@ def day_rows(report: Report):
 def rate_rows(report: Report):
     yield ["rate", "numerator", "denominator", "percent", "counted"]
     rates = [
+        ("dialogs_direct", report.dialogs_direct, "qualified dialogs"),
+        ("dialogs_recovered", report.dialogs_recovered, "qualified dialogs"),
+        ("dialogs_failed", report.dialogs_failed, "qualified dialogs"),
         ("understood", report.understood, "questions typed"),
         ("reworded", report.reworded, "questions typed"),
         ("misunderstood", report.misunderstood, "questions typed"),

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
 
+from dialogs.backoffice import qualification
 from dialogs.models import Dialog, Interaction
 from knowledge.models import Formulation
 from livechat.models import LivechatRequest
@@ -49,6 +50,10 @@ class Rate:
 class Day:
     day: date
     dialogs: int = 0
+    # The dialogs' qualification (dialogs/backoffice/qualification.py); the others have none.
+    dialogs_direct: int = 0
+    dialogs_recovered: int = 0
+    dialogs_failed: int = 0
     interactions: int = 0
     understood: int = 0
     reworded: int = 0
@@ -63,6 +68,10 @@ class Day:
     @property
     def questions(self) -> int:
         return self.understood + self.reworded + self.misunderstood
+
+    @property
+    def dialogs_qualified(self) -> int:
+        return self.dialogs_direct + self.dialogs_recovered + self.dialogs_failed
 
     @property
     def livechat_not_taken(self) -> int:
@@ -127,6 +136,18 @@ class Report:
         return Rate(self.total("understood"), self.questions)
 
     @property
+    def dialogs_direct(self) -> Rate:
+        return Rate(self.total("dialogs_direct"), self.total("dialogs_qualified"))
+
+    @property
+    def dialogs_recovered(self) -> Rate:
+        return Rate(self.total("dialogs_recovered"), self.total("dialogs_qualified"))
+
+    @property
+    def dialogs_failed(self) -> Rate:
+        return Rate(self.total("dialogs_failed"), self.total("dialogs_qualified"))
+
+    @property
     def reworded(self) -> Rate:
         return Rate(self.total("reworded"), self.questions)
 
@@ -186,12 +207,23 @@ def _per_day(queryset, field_name: str, window: Window):
 
 
 def _dialogs_per_day(bot, window: Window, days: dict[date, Day]) -> None:
-    dialogs = Dialog.objects.filter(
-        bot=bot, qualification_mode=False, first_activity__gte=window.start, first_activity__lt=window.end
+    """Dialogs started each day, and how many of them ended each way (their qualification)."""
+    dialogs = qualification.annotate(
+        Dialog.objects.filter(
+            bot=bot, qualification_mode=False, first_activity__gte=window.start, first_activity__lt=window.end
+        )
     )
-    for row in _per_day(dialogs, "first_activity", window).annotate(n=Count("id")):
-        if row["day"] in days:
-            days[row["day"]].dialogs = row["n"]
+    rows = _per_day(dialogs, "first_activity", window).annotate(
+        n=Count("id"),
+        direct=Count("id", filter=Q(qualification=qualification.DIRECT)),
+        recovered=Count("id", filter=Q(qualification=qualification.RECOVERED)),
+        failed=Count("id", filter=Q(qualification=qualification.FAILED)),
+    )
+    for row in rows:
+        day = days.get(row["day"])
+        if day is not None:
+            day.dialogs, day.dialogs_direct = row["n"], row["direct"]
+            day.dialogs_recovered, day.dialogs_failed = row["recovered"], row["failed"]
 
 
 def _interactions_per_day(bot, window: Window, days: dict[date, Day]) -> None:

@@ -1,10 +1,11 @@
 """Seeded dialogs for the analytics tests: three days of a bot's life whose every figure is known, with a
 qualification-mode dialog (and one switched to qualification mode) that must never count.
 
-Expected over [day 1, day 3] (EXPECTED below): 3 dialogs (2 on day 1, 1 on day 2), 8 interactions (6, 2),
-typed questions 3 understood / 2 reworded / 2 misunderstood of 7, 1 of 2 rewordings clicked, satisfaction
-2 of 3, item "Horaires" used 3 times (2 positive), "Carte perdue" once (1 negative), 2 live-chat requests
-with 1 taken after 120 s."""
+Expected over [day 1, day 3] (EXPECTED below): 4 dialogs (2 on day 1, 2 on day 2, none on day 3), of which
+1 ended misunderstood, 1 answered after misunderstandings, 1 with direct answers only (and one went to live
+chat: not qualified); 9 interactions (6, 3), typed questions 4 understood / 2 reworded / 2 misunderstood of
+8, 1 of 2 rewordings clicked, satisfaction 2 of 3, item "Horaires" used 4 times (2 positive), "Carte perdue"
+once (1 negative), 2 live-chat requests with 1 taken after 120 s."""
 
 from datetime import date, datetime, time, timedelta
 
@@ -16,11 +17,14 @@ from livechat.models import LivechatRequest
 
 DAY1 = date(2026, 3, 1)
 EXPECTED = {
-    "dialogs": [2, 1, 0],
-    "interactions": [6, 2, 0],
-    "understood": (3, 7),
-    "reworded": (2, 7),
-    "misunderstood": (2, 7),
+    "dialogs": [2, 2, 0],
+    "interactions": [6, 3, 0],
+    "understood": (4, 8),
+    "reworded": (2, 8),
+    "misunderstood": (2, 8),
+    "dialogs_direct": (1, 3),
+    "dialogs_recovered": (1, 3),
+    "dialogs_failed": (1, 3),
     "rewording_clicks": (1, 2),
     "satisfaction": (2, 3),
     "livechat_taken": (1, 2),
@@ -63,7 +67,8 @@ def seed(bot: Bot, tz) -> dict:
             **fields,
         )
 
-    # Day 1, dialog A: understood (positive), rewordings offered then clicked (negative), misunderstood.
+    # Day 1, dialog A: understood (positive), rewordings offered then clicked (negative), misunderstood: it
+    # ended misunderstood.
     a = dialog(at(tz, 1, 9))
     say(a, at(tz, 1, 9, 0), "horaires ?", "DMUnderstoodQuestion", knowledge_item=hours, feedback="positive")
     say(a, at(tz, 1, 9, 1), "carte", "RWSeveralRewords", reworded_items=[lost.pk, hours.pk])
@@ -82,7 +87,8 @@ def seed(bot: Bot, tz) -> dict:
         dialog=b, bot=bot, account=bot.account, status="ended", created_at=at(tz, 1, 10, 2),
         assigned_at=at(tz, 1, 10, 4), ended_at=at(tz, 1, 10, 20), end_reason="operator",
     )  # fmt: skip
-    # Day 2, dialog C: too many misunderstood, then understood (positive); a live-chat request nobody took.
+    # Day 2, dialog C: too many misunderstood, then understood (positive): answered after misunderstandings;
+    # a live-chat request nobody took.
     c = dialog(at(tz, 2, 14))
     say(c, at(tz, 2, 14, 0), "zut", "GBTooManyMisunderstoodQuestions")
     say(c, at(tz, 2, 14, 1), "horaires", "DMUnderstoodQuestion", knowledge_item=hours, feedback="positive")
@@ -90,6 +96,9 @@ def seed(bot: Bot, tz) -> dict:
         dialog=c, bot=bot, account=bot.account, status="ended", created_at=at(tz, 2, 14, 2),
         ended_at=at(tz, 2, 14, 5), end_reason="left_queue",
     )  # fmt: skip
+    # Day 2, dialog D: one question, answered at once.
+    d = dialog(at(tz, 2, 16, 30))
+    say(d, at(tz, 2, 16, 30), "horaires d'ouverture", "DMUnderstoodQuestion", knowledge_item=hours)
     # Qualification mode, never counted: a test-bot dialog, and one switched to it after counted interactions.
     q = dialog(at(tz, 2, 15), qualification_mode=True)
     for minute in range(3):

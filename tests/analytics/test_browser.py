@@ -83,9 +83,12 @@ def test_a_reader_sees_the_charts_drawn_from_the_seeded_data(page, live_server, 
     page.get_by_role("button", name="Show").click()
     expect(page.get_by_test_id("period")).to_contain_text("2026-03-01 – 2026-03-03")
     expect(page.get_by_test_id("period")).to_contain_text("Europe/Paris")
-    expect(page.get_by_test_id("total-dialogs")).to_have_text("3")
-    expect(page.get_by_test_id("total-interactions")).to_have_text("8")
+    expect(page.get_by_test_id("total-dialogs")).to_have_text("4")
+    expect(page.get_by_test_id("total-interactions")).to_have_text("9")
     for testid, name in [
+        ("rate-dialogs-direct", "dialogs_direct"),
+        ("rate-dialogs-recovered", "dialogs_recovered"),
+        ("rate-dialogs-failed", "dialogs_failed"),
         ("rate-understood", "understood"),
         ("rate-reworded", "reworded"),
         ("rate-misunderstood", "misunderstood"),
@@ -105,14 +108,14 @@ def test_a_reader_sees_the_charts_drawn_from_the_seeded_data(page, live_server, 
 
     charts = page.evaluate(CHARTS)
     labels = ["2026-03-01", "2026-03-02", "2026-03-03"]
-    assert [chart["labels"] for chart in charts] == [labels] * 3
-    activity, answers, livechat = charts
+    assert [chart["labels"] for chart in charts] == [labels] * 4
+    activity, outcomes, answers, livechat = charts
     assert activity["datasets"] == [
         {"label": "Dialogs", "data": EXPECTED["dialogs"]},
         {"label": "Interactions", "data": EXPECTED["interactions"]},
     ]
     assert answers["datasets"] == [
-        {"label": "Understood", "data": [2, 1, 0]},
+        {"label": "Understood", "data": [2, 2, 0]},
         {"label": "Reworded", "data": [2, 0, 0]},
         {"label": "Misunderstood", "data": [1, 1, 0]},
     ]
@@ -120,7 +123,12 @@ def test_a_reader_sees_the_charts_drawn_from_the_seeded_data(page, live_server, 
         {"label": "Taken by an operator", "data": [1, 0, 0]},
         {"label": "Not taken", "data": [0, 1, 0]},
     ]
-    assert [chart["type"] for chart in charts] == ["line", "bar", "bar"]
+    assert outcomes["datasets"] == [
+        {"label": "Only direct answers", "data": [0, 1, 0]},
+        {"label": "Answered after misunderstandings", "data": [0, 1, 0]},
+        {"label": "Ended misunderstood", "data": [1, 0, 0]},
+    ]
+    assert [chart["type"] for chart in charts] == ["line", "bar", "bar", "bar"]
     assert all(chart["drawn"] == 3 and chart["width"] > 0 for chart in charts)
     # The page fits the 1366 px screen: nothing scrolls sideways.
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
@@ -129,7 +137,7 @@ def test_a_reader_sees_the_charts_drawn_from_the_seeded_data(page, live_server, 
     with page.expect_download() as download:
         page.get_by_test_id("csv-links").get_by_role("link", name="Rates").click()
     rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text())))
-    assert rows[1] == ["understood", "3", "7", "42.9", "questions typed"]
+    assert rows[4] == ["understood", "4", "8", "50.0", "questions typed"]
 
     page.select_option("#id_period", "Custom")
     page.fill("#id_start", "2026-03-03")

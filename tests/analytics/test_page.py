@@ -48,11 +48,14 @@ def test_a_reader_sees_every_rate_with_its_numerator_and_denominator(client, rea
     assert response.status_code == 200
     html = response.content.decode()
     report = response.context["report"]
-    assert (report.total_dialogs, report.total_interactions) == (3, 8)
+    assert (report.total_dialogs, report.total_interactions) == (4, 9)
     for testid, numerator, denominator in [
-        ("rate-understood", 3, 7),
-        ("rate-reworded", 2, 7),
-        ("rate-misunderstood", 2, 7),
+        ("rate-dialogs-direct", 1, 3),
+        ("rate-dialogs-recovered", 1, 3),
+        ("rate-dialogs-failed", 1, 3),
+        ("rate-understood", 4, 8),
+        ("rate-reworded", 2, 8),
+        ("rate-misunderstood", 2, 8),
         ("rate-rewording-clicks", 1, 2),
         ("rate-satisfaction", 2, 3),
         ("rate-livechat-taken", 1, 2),
@@ -62,8 +65,8 @@ def test_a_reader_sees_every_rate_with_its_numerator_and_denominator(client, rea
             f'<span data-role="numerator">{numerator}</span> / <span data-role="denominator">{denominator}</span>'
             in (block[:1200])
         ), testid
-    assert "42.9 %" in html and "2 min 00 s" in html
-    assert 'data-type="bar"' in html and html.count('class="chart"') == 3
+    assert "50.0 %" in html and "2 min 00 s" in html
+    assert 'data-type="bar"' in html and html.count('class="chart"') == 4
     assert "Horaires" in html and "Carte perdue" in html
     assert "dialogs in qualification mode are never counted" in html
 
@@ -74,6 +77,9 @@ def test_csv_exports(client, reader, bot):
         [
             "date",
             "dialogs",
+            "dialogs_direct",
+            "dialogs_recovered",
+            "dialogs_failed",
             "interactions",
             "questions",
             "understood",
@@ -85,16 +91,19 @@ def test_csv_exports(client, reader, bot):
             "livechat_taken",
             "livechat_average_wait_seconds",
         ],
-        ["2026-03-01", "2", "6", "5", "2", "2", "1", "1", "1", "1", "1", "120.0"],
-        ["2026-03-02", "1", "2", "2", "1", "0", "1", "1", "0", "1", "0", ""],
-        ["2026-03-03", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", ""],
+        ["2026-03-01", "2", "0", "0", "1", "6", "5", "2", "2", "1", "1", "1", "1", "1", "120.0"],
+        ["2026-03-02", "2", "1", "1", "0", "3", "3", "2", "0", "1", "1", "0", "1", "0", ""],
+        ["2026-03-03", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", ""],
     ]
     rates = rows(client.get(csv_url("rates"), {"bot": bot.pk, **RANGE}))
     assert rates == [
         ["rate", "numerator", "denominator", "percent", "counted"],
-        ["understood", "3", "7", "42.9", "questions typed"],
-        ["reworded", "2", "7", "28.6", "questions typed"],
-        ["misunderstood", "2", "7", "28.6", "questions typed"],
+        ["dialogs_direct", "1", "3", "33.3", "qualified dialogs"],
+        ["dialogs_recovered", "1", "3", "33.3", "qualified dialogs"],
+        ["dialogs_failed", "1", "3", "33.3", "qualified dialogs"],
+        ["understood", "4", "8", "50.0", "questions typed"],
+        ["reworded", "2", "8", "25.0", "questions typed"],
+        ["misunderstood", "2", "8", "25.0", "questions typed"],
         ["rewording_click", "1", "2", "50.0", "rewordings offered"],
         ["satisfaction", "2", "3", "66.7", "positive and negative feedback"],
         ["livechat_taken", "1", "2", "50.0", "live-chat requests"],
@@ -114,7 +123,7 @@ def test_csv_exports(client, reader, bot):
         "satisfaction_percent",
     ]
     assert [row[1:] for row in knowledge[1:]] == [
-        ["Horaires", "3", "2", "0", "100.0"],
+        ["Horaires", "4", "2", "0", "100.0"],
         ["Carte perdue", "1", "0", "1", "0.0"],
     ]
 
@@ -167,5 +176,5 @@ def test_the_page_queries_do_not_grow_with_the_volume(client, reader, bot):
     seed(bot, ZoneInfo("UTC"))  # twice the dialogs, the items and the live-chat requests
     with CaptureQueriesContext(connection) as second:
         response = client.get(PAGE, {"bot": bot.pk, **RANGE})
-    assert response.context["report"].total_dialogs == 6
+    assert response.context["report"].total_dialogs == 8
     assert len(second) == len(first) <= 20, [query["sql"] for query in second]

@@ -50,12 +50,15 @@ def test_every_rate_has_its_numerator_and_denominator(seeded):
     assert fraction(report.livechat_taken) == EXPECTED["livechat_taken"]
     assert report.average_wait_seconds == EXPECTED["average_wait_seconds"]
     assert report.longest_wait == timedelta(seconds=120)
-    assert report.understood.percent == 42.9
+    assert report.understood.percent == 50.0
+    assert fraction(report.dialogs_direct) == EXPECTED["dialogs_direct"]
+    assert fraction(report.dialogs_recovered) == EXPECTED["dialogs_recovered"]
+    assert fraction(report.dialogs_failed) == EXPECTED["dialogs_failed"]
     assert report.rewording_clicks.percent == 50.0
     # Per day: the rates' parts.
     first, second, third = report.days
     assert (first.understood, first.reworded, first.misunderstood) == (2, 2, 1)
-    assert (second.understood, second.reworded, second.misunderstood) == (1, 0, 1)
+    assert (second.understood, second.reworded, second.misunderstood) == (2, 0, 1)
     assert (first.positive, first.negative, second.positive) == (1, 1, 1)
     assert (first.livechat_requests, first.livechat_taken, second.livechat_requests, second.livechat_taken) == (
         1,
@@ -72,7 +75,7 @@ def test_top_knowledge_counts_uses_and_feedback_without_qualification_dialogs(se
     hours, lost = seeded_data["items"]["hours"], seeded_data["items"]["lost"]
     top = [(item.item_id, item.name, item.uses, item.positive, item.negative) for item in report.top_items]
     # The item without a label is named by its first formulation.
-    assert top == [(hours.pk, "Horaires", 3, 2, 0), (lost.pk, "Carte perdue", 1, 0, 1)]
+    assert top == [(hours.pk, "Horaires", 4, 2, 0), (lost.pk, "Carte perdue", 1, 0, 1)]
     assert fraction(report.top_items[0].satisfaction) == (2, 2)
     assert fraction(report.top_items[1].satisfaction) == (0, 1)
 
@@ -83,6 +86,7 @@ def test_qualification_mode_dialogs_never_count(seeded):
     bot.dialogs.update(qualification_mode=True)
     report = build_report(bot, window(bot))
     assert report.total_dialogs == report.total_interactions == report.questions == 0
+    assert fraction(report.dialogs_direct) == (0, 0)
     assert report.top_items == []
     assert fraction(report.livechat_taken) == (0, 0) and fraction(report.rewording_clicks) == (0, 0)
     assert report.understood.percent is None
@@ -121,10 +125,10 @@ def test_the_spec_periods_and_their_labels(seeded):
     assert (today.start, today.end) == (at(UTC, 3, 0), now) and today.days == [date(2026, 3, 3)]
     yesterday = build_report(bot, window(bot, period="Yesterday", now=now))
     assert [day.day for day in yesterday.days] == [date(2026, 3, 2)]
-    assert fraction(yesterday.understood) == (1, 2)
+    assert fraction(yesterday.understood) == (2, 3)
     last7 = build_report(bot, window(bot, period="Last7Days", now=now))
     assert len(last7.days) == 8  # from noon seven days ago to noon today
-    assert last7.total_dialogs == 3 + 1  # the evening before day 1 is in it too
+    assert last7.total_dialogs == 4 + 1  # the evening before day 1 is in it too
     month = window(bot, period="LastMonth", now=now)
     assert month.days[0] == date(2026, 2, 1) and month.days[-1] == date(2026, 2, 28)
     assert len(window(bot, period="Last12Months", now=now).days) == 366
@@ -164,7 +168,7 @@ def test_the_report_takes_a_fixed_number_of_queries(seeded, django_assert_num_qu
     seed(bot, UTC)  # the same dialogs again: twice the volume
     with django_assert_num_queries(6):
         report = build_report(bot, period)
-    assert report.total_dialogs == 6
+    assert report.total_dialogs == 8
 
 
 def test_charts_carry_the_days_and_turn_monthly_over_long_periods(seeded):
@@ -173,14 +177,16 @@ def test_charts_carry_the_days_and_turn_monthly_over_long_periods(seeded):
     drawn = charts(report)
     activity = json.loads(drawn["activity"]["data"])
     assert activity["labels"] == ["2026-03-01", "2026-03-02", "2026-03-03"]
-    assert [dataset["data"] for dataset in activity["datasets"]] == [[2, 1, 0], [6, 2, 0]]
+    assert [dataset["data"] for dataset in activity["datasets"]] == [EXPECTED["dialogs"], EXPECTED["interactions"]]
     answers = json.loads(drawn["answers"]["data"])
-    assert [dataset["data"] for dataset in answers["datasets"]] == [[2, 1, 0], [2, 0, 0], [1, 1, 0]]
+    assert [dataset["data"] for dataset in answers["datasets"]] == [[2, 2, 0], [2, 0, 0], [1, 1, 0]]
     assert json.loads(drawn["answers"]["options"])["scales"]["x"]["stacked"] is True
+    outcomes = json.loads(drawn["outcomes"]["data"])
+    assert [dataset["data"] for dataset in outcomes["datasets"]] == [[0, 1, 0], [0, 1, 0], [1, 0, 0]]
     long = build_report(bot, window(bot, start=date(2026, 1, 1), end=date(2026, 6, 30)))
     months = buckets(long)
     assert [month.label for month in months] == ["2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06"]
-    assert [month.total("dialogs") for month in months] == [0, 1, 4, 0, 0, 0]
+    assert [month.total("dialogs") for month in months] == [0, 1, 5, 0, 0, 0]
     assert timezone.is_aware(long.window.start)
 
 
