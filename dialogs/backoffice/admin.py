@@ -16,11 +16,14 @@ from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
 
 from accounts.permissions import can
-from bots.admin_scoping import BotScopedAdmin
+from bots.admin_scoping import BotScopedAdmin, bots_of
 
 from ..models import Dialog, Interaction
 from . import filters, marks, qualification, transcript
 
+ICON = '<span class="material-symbols-outlined text-sm align-[-3px]">{}</span>'
+ICON_UP = format_html(ICON, "thumb_up")
+ICON_DOWN = format_html(ICON, "thumb_down")
 # Colours of the three qualifications (product-behaviour.md §4.1: dark green, light green, orange).
 COLOURS = {
     qualification.DIRECT: "var(--color-green-700)",
@@ -33,6 +36,16 @@ COLOURS = {
 def may_see_visitor(request) -> bool:
     """The visitor's id (clientId) is personal data: administrators only (product-behaviour.md §4.1)."""
     return request.user.has_perm("dialogs.view_visitor_id")
+
+
+class Heading:
+    """An object as the page header names it (the header shows str(original)): a date, not a raw id."""
+
+    def __init__(self, obj, title: str):
+        self._meta, self.pk, self.title = obj._meta, obj.pk, title
+
+    def __str__(self):
+        return self.title
 
 
 def _count(**conditions):
@@ -91,7 +104,19 @@ class DialogAdmin(BotScopedAdmin):
         columns = list(super().get_list_display(request))
         if may_see_visitor(request):
             columns.insert(1, "visitor")
+        if not self._several_bots(request):
+            columns.remove("bot")
         return columns
+
+    def get_list_filter(self, request):
+        found = list(super().get_list_filter(request))
+        return found if self._several_bots(request) else found[:-1]  # the bot filter goes last
+
+    def _several_bots(self, request) -> bool:
+        """Whether the user's dialogs may come from more than one bot (the bot column and filter then show)."""
+        if not hasattr(request, "_dialogs_several_bots"):
+            request._dialogs_several_bots = bots_of(request.user)[:2].count() > 1
+        return request._dialogs_several_bots
 
     def get_search_fields(self, request):
         fields = list(super().get_search_fields(request))
@@ -110,7 +135,10 @@ class DialogAdmin(BotScopedAdmin):
 
     @admin.display(description=_("Started"), ordering="first_activity")
     def started(self, dialog):
-        return self._cell(dialog, timezone.localtime(dialog.first_activity).strftime("%Y-%m-%d %H:%M"))
+        started = timezone.localtime(dialog.first_activity)
+        return self._cell(
+            dialog, format_html('<span class="whitespace-nowrap">{}</span>', started.strftime("%Y-%m-%d %H:%M"))
+        )
 
     @admin.display(description=_("Visitor"))
     def visitor(self, dialog):
@@ -148,16 +176,25 @@ class DialogAdmin(BotScopedAdmin):
         if not dialog.positive and not dialog.negative:
             return "—"
         return format_html(
-            '<span title="{}">👍 {}</span> <span title="{}">👎 {}</span>',
+            '<span class="whitespace-nowrap"><span title="{}" class="text-green-700">{}&nbsp;{}</span>&ensp;'
+            '<span title="{}" class="text-red-700">{}&nbsp;{}</span></span>',
             _t("Useful"),
+            ICON_UP,
             dialog.positive,
             _t("Not useful"),
+            ICON_DOWN,
             dialog.negative,
         )
 
-    @admin.display(description=_("Live chat"), boolean=True)
+    @admin.display(description=_("Live chat"))
     def livechat_mark(self, dialog):
-        return dialog.went_livechat
+        if not dialog.went_livechat:
+            return "—"
+        return format_html(
+            '<span title="{}" data-livechat="1">{}</span>',
+            _t("Went to live chat"),
+            format_html('<span class="material-symbols-outlined text-primary-600">{}</span>', "support_agent"),
+        )
 
     @admin.display(description=_("Status"))
     def reading(self, dialog):
@@ -201,11 +238,14 @@ class DialogAdmin(BotScopedAdmin):
         if request.method == "POST":
             return self._mark_from_page(request, dialog)
         marks.mark_read(dialog, request.user)
+        title = _t("Dialog of %(date)s") % {
+            "date": timezone.localtime(dialog.first_activity).strftime("%Y-%m-%d %H:%M")
+        }
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": _t("Dialog of %(date)s")
-            % {"date": timezone.localtime(dialog.first_activity).strftime("%Y-%m-%d %H:%M")},
+            "title": title,
+            "original": Heading(dialog, title),
             "dialog": dialog,
             "bubbles": transcript.bubbles(dialog),
             "variables": transcript.variables(dialog),

@@ -106,6 +106,8 @@ def _answer_bubble(row: Interaction, items: dict, clicked_id: int | None, reason
         return None
     bubble = Bubble("bot", row.created_at, html=answer, kind=str(words.answer_kind(row.type_response)))
     bubble.tone = _tone(row.type_response)
+    if row.user_input.strip() == "#welcome#":
+        bubble.kind, bubble.tone = str(words.WELCOME), ""
     if row.knowledge_item_id in items:
         bubble.item = _link(row.knowledge_item_id, items)
     offered = [int(value) for value in (row.reworded_items or []) if str(value).isdigit()]

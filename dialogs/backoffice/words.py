@@ -52,6 +52,7 @@ SPECIAL_INPUTS = {
     "#reset#": _("Started a new conversation"),
     LEAVE_QUEUE_INPUT: _("Left the live-chat queue"),
 }
+WELCOME = _("Welcome message")
 FEEDBACK = {
     "positive": _("Useful"),
     "negative": _("Not useful"),

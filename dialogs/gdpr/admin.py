@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from bots.admin_scoping import BotScopedAdmin
 
-from ..backoffice.admin import may_see_visitor
+from ..backoffice.admin import Heading, may_see_visitor
 from ..models import GdprRequest
 from . import data, processing
 from .models import GdprAction
@@ -105,11 +105,13 @@ class GdprRequestAdmin(BotScopedAdmin):
             done, errors = self._process(request, gdpr_request)
             if done:
                 return HttpResponseRedirect(request.path)
+        received = timezone.localtime(gdpr_request.created_at).strftime("%Y-%m-%d %H:%M")
+        title = _t("%(request)s, %(date)s") % {"request": gdpr_request.get_object_display(), "date": received}
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": _t("GDPR request of %(date)s")
-            % {"date": timezone.localtime(gdpr_request.created_at).strftime("%Y-%m-%d %H:%M")},
+            "title": title,
+            "original": Heading(gdpr_request, title),
             "gdpr": gdpr_request,
             "held": data.summary(gdpr_request),
             "log": list(gdpr_request.actions.select_related(None).order_by("at", "id")),

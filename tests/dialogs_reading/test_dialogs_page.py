@@ -52,7 +52,8 @@ def test_the_list_shows_colours_counts_and_unread_in_bold(client, seeded, as_rol
     assert "Ended misunderstood" in page
     assert page.count('data-status="unread"') == 4 and page.count('data-status="read"') == 1
     assert page.count('data-unread="1"') > 4  # every cell of the unread rows is bold
-    assert "👍 1" in page and "👎 1" in page  # feedback of the recovered and direct dialogs
+    # Feedback of the recovered dialog (one useful) and of the direct one (one not useful).
+    assert page.count("thumb_up</span>&nbsp;1<") == 1 and page.count("thumb_down</span>&nbsp;1<") == 1
     assert "(test)" in page  # the qualification-mode dialog is marked
     assert "visitor-recovered-91" in page  # administrators see the visitor's id
     assert "DMUnderstoodQuestion" not in page and "RWSeveralRewords" not in page

@@ -35,7 +35,7 @@ def test_a_dialog_reads_as_the_visitor_saw_it(client, seeded, as_role):
     assert "<script>" not in page.split("</style>")[-1] and "onerror" not in page
     item = seeded["items"]["hours"]
     assert f'href="/admin/knowledge/knowledgeitem/{item.pk}/change/"' in page and "Opening hours" in page
-    assert "Direct answer" in page and "DMUnderstoodQuestion" not in page
+    assert "Welcome message" in page and "Direct answer" in page and "DMUnderstoodQuestion" not in page
     # The thumbs down, its reason (the default second reason in French) and the comment.
     assert "Not useful" in page and "Pas le samedi ?" in page
     assert 'data-testid="feedback"' in page and "reason:" in page
