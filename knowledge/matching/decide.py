@@ -24,12 +24,15 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class Calibration:
-    """score = sigmoid(share * p + similarity * s + bias): p is the item's share of the evidence among the
-    allowed items (softmax of the fused ranking), s its absolute similarity to its best formulations."""
+    """score = sigmoid(share * p + similarity * s + centroid * c + bias): p is the item's share of the evidence
+    among the allowed items (softmax of the fused ranking), s its absolute similarity to its best formulations,
+    c its lexical cosine to the item's TF-IDF centroid (weighed by the per-bot calibration only: it tells
+    out-of-scope questions apart better than the rest in lexical-only mode)."""
 
     share: float
     similarity: float
     bias: float
+    centroid: float = 0.0
 
 
 # Set by bench/matching.py (`--tune`) on a held-out part of BANKING77's train split, never on its test split.

@@ -297,11 +297,17 @@ class Matcher:
         # The evidence is weighed among all the bot's items, then the excluded ones are dropped: an item that
         # remains after its better rival was excluded keeps the modest score it had, instead of inheriting
         # the rival's share (the decision is still made on the allowed items only).
-        share, similarity, rows, _ = evidence or self.evidence(text)
+        evidence = evidence or self.evidence(text)
+        share, similarity, rows = evidence[:3]
         if mask is None:
             mask = np.ones(len(self.item_ids), dtype=bool)
         c = self.calibration
-        scores = sigmoid(c.share * share + c.similarity * similarity + c.bias)
+        z = c.share * share + c.similarity * similarity + c.bias
+        if c.centroid:
+            # Evidence made elsewhere (knowledge/learning) may come without the centroid cosines: read them here.
+            centroid = evidence[4] if len(evidence) > 4 else self._centroid(text)
+            z = z + c.centroid * centroid
+        scores = sigmoid(z)
         scores[~mask] = 0.0
         # An input with nothing in common with an item (no shared word, no similarity) never proposes it.
         scores[similarity <= 0.0] = 0.0
@@ -348,6 +354,9 @@ class Matcher:
         out["similarity"] = np.maximum.reduceat(out["rows"], self.item_starts)
         return out
 
+    def _centroid(self, text: str) -> np.ndarray:
+        return self.lexical.scores(self.lexical.analyse(text[: self.config.max_input_chars]))[1]
+
     def fuse(self, parts: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         """Weighted sum of z-scores (over the items of `mask`) of the ranking evidence; evidence this
         index cannot give (no classifier with a single item, no vectors in lexical-only) is left out."""
@@ -358,13 +367,14 @@ class Matcher:
         fused[~mask] = -1e3
         return fused
 
-    def evidence(self, text: str, mask: np.ndarray | None = None):
-        """(share, similarity, rows, mask): each item's share of the fused ranking evidence among the
-        items of `mask` (softmax, sums to 1), its absolute similarity (best formulation), per-row scores."""
+    def evidence(self, text: str, mask: np.ndarray | None = None, vector: np.ndarray | None = None):
+        """(share, similarity, rows, mask, centroid): each item's share of the fused ranking evidence among the
+        items of `mask` (softmax, sums to 1), its absolute similarity (best formulation), per-row scores, its
+        lexical centroid cosine. `vector`: the input's embedding when the caller has it."""
         if mask is None:
             mask = np.ones(len(self.item_ids), dtype=bool)
-        parts = self.components(text)
-        return softmax(self.fuse(parts, mask), mask), parts["similarity"], parts["rows"], mask
+        parts = self.components(text, vector)
+        return softmax(self.fuse(parts, mask), mask), parts["similarity"], parts["rows"], mask, parts["lex_centroid"]
 
     def _mask(self, allowed: Allowed) -> np.ndarray | None:
         if allowed is None:
