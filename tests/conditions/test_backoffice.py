@@ -52,8 +52,10 @@ def test_an_editor_adds_a_branch_and_the_chat_answers_with_it(browser, live_serv
         page.click("[type=submit]")
 
         page.goto(f"{live_server.url}/admin/knowledge/knowledgeitem/{loan.pk}/change/")
+        # The item's branches have a tab of their own (knowledge/admin.py), with the rule above them.
+        page.locator("#tabs-items a[href='#branches']").click()
         group = page.locator("#branches-group")
-        expect(group).to_contain_text("Answer branches (context conditions:")
+        expect(group).to_contain_text("Context conditions: for a language and space, the first branch")
         expect(page.locator("#id_branches-0-conditions")).to_contain_text('"client_type"')
         shot(page, "01-loan-item")
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -61,7 +63,7 @@ def test_an_editor_adds_a_branch_and_the_chat_answers_with_it(browser, live_serv
 
         # A new branch before the others; first with an operator that does not exist.
         group.get_by_text("Add another answer branch").click()
-        page.fill("#id_branches-4-language", "fr")
+        page.select_option("#id_branches-4-language", "fr")
         page.select_option("#id_branches-4-space", label="Defaut")
         page.fill("#id_branches-4-position", "0")
         page.fill("#id_branches-4-conditions", '[{"variable": "age", "operator": "over", "value": "60"}]')

@@ -1,0 +1,109 @@
+"""The "test the bot" box on the bot's page: a talk in qualification mode through the chat's own
+pipeline (dialogs/engine.py; such dialogs never count in analytics), and why the bot answered so."""
+
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from dialogs.engine import TypeResponse, talk
+from dialogs.requests import TalkRequest, clean_user_input
+from dialogs.transcript.sanitize import clean
+from knowledge.models import KnowledgeItem
+from knowledge.snapshot import snapshot_for
+
+DIRECT = {TypeResponse.UNDERSTOOD, TypeResponse.REWORD_CLICKED, TypeResponse.CLIENT_PUSH}
+REWORD = {TypeResponse.ONE_REWORD, TypeResponse.SEVERAL_REWORDS}
+MISUNDERSTOOD = {TypeResponse.MISUNDERSTOOD, TypeResponse.TOO_MANY_MISUNDERSTOOD}
+RUNNERS_UP = 4
+
+
+def outcome_of(type_response: str) -> str:
+    if type_response in DIRECT:
+        return "direct"
+    if type_response in REWORD:
+        return "reword"
+    if type_response in MISUNDERSTOOD:
+        return "misunderstood"
+    return "other"
+
+
+def _item(item_id: int, labels: dict[int, str]) -> dict:
+    return {
+        "id": item_id,
+        "label": labels.get(item_id) or f"Knowledge {item_id}",
+        "url": reverse("admin:knowledge_knowledgeitem_change", args=[item_id]),
+    }
+
+
+def explain(bot, text: str, language: str, space_name: str) -> dict:
+    """What the matcher says of `text` where the test dialog stands: its decision, the best item's score
+    and formulation, and the runners-up (the same allowed items as the talk: drafts included)."""
+    snapshot = snapshot_for(bot)
+    space_id = snapshot.space_id(space_name)
+    if space_id is None:
+        space_id = snapshot.default_space_id
+    matcher = snapshot.matcher(language)
+    result = matcher.match(text, allowed=snapshot.allowed_items(language, space_id, True))
+    ranked = matcher.rank(text, allowed=snapshot.allowed_items(language, space_id, True), k=RUNNERS_UP + 1)
+    labels = dict(KnowledgeItem.objects.filter(pk__in=[c.item_id for c in ranked]).values_list("pk", "label"))
+    candidates = [{**_item(c.item_id, labels), "score": c.score, "formulation": c.formulation_text} for c in ranked]
+    return {
+        "decision": result.outcome,
+        "best": candidates[0] if candidates else None,
+        "runnersUp": candidates[1:],
+        "thresholds": {"direct": round(matcher.thresholds.direct, 3), "reword": round(matcher.thresholds.reword, 3)},
+    }
+
+
+def box_view(model_admin):
+    """POST userInput, language, space, contextId → the answer and why, as JSON."""
+
+    @require_POST
+    def view(request, object_id):
+        bot = get_object_or_404(model_admin.get_queryset(request), pk=object_id)
+        if not model_admin.has_view_permission(request, bot):
+            return JsonResponse({"error": "FORBIDDEN", "message": _("You may not test this bot.")}, status=403)
+        text, too_long = clean_user_input(request.POST.get("userInput", ""))
+        language = request.POST.get("language", "")[:8]
+        if language and language not in bot.language_codes():
+            return JsonResponse(
+                {"error": "UNKNOWN_LANGUAGE", "message": _("“%(l)s” is not a language of this bot.") % {"l": language}},
+                status=400,
+            )
+        space = request.POST.get("space", "")[:100]
+        if space and bot.find_space(space) is None:
+            return JsonResponse(
+                {"error": "UNKNOWN_SPACE", "message": _("“%(s)s” is not a space of this bot.") % {"s": space}},
+                status=400,
+            )
+        response = talk(
+            bot,
+            TalkRequest(
+                user_input=text,
+                too_long=too_long,
+                context_id=request.POST.get("contextId", "")[:100],
+                language=language,
+                space=space,
+                qualification_mode=True,
+                language_detection=not language,
+                browser="back office: test the bot",
+            ),
+        )
+        labels = {}
+        if response.knowledge_id:
+            labels = dict(KnowledgeItem.objects.filter(pk=response.knowledge_id).values_list("pk", "label"))
+        body = {
+            "contextId": str(response.dialog.uuid),
+            "text": clean(response.text),
+            "typeResponse": response.type_response,
+            "outcome": outcome_of(response.type_response),
+            "language": response.language,
+            "space": response.dialog.space or "",
+            "item": _item(response.knowledge_id, labels) if response.knowledge_id else None,
+            "why": explain(bot, text, response.language, response.dialog.space) if text.strip() else None,
+        }
+        return JsonResponse(body)
+
+    return view
