@@ -14,9 +14,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
 
-from bots.admin_scoping import BotScopedAdmin
+from bots.admin_scoping import BotScopedAdmin, bots_of
 
 from ..backoffice.admin import Heading, may_see_visitor
+from ..backoffice.filters import language_name
 from ..models import GdprRequest
 from . import data, processing
 from .models import GdprAction
@@ -30,7 +31,7 @@ STATUS_STYLES = {
 
 
 class GdprRequestAdmin(BotScopedAdmin):
-    list_display = ["received", "kind", "mail", "client_id", "requester_ip", "status_label", "last_action", "bot"]
+    list_display = ["received", "kind", "address", "visitor", "sent_from", "status_label", "last_action", "bot"]
     list_display_links = ["received"]
     list_filter = ["status", "object", ("bot", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["mail", "=client_id"]
@@ -72,6 +73,23 @@ class GdprRequestAdmin(BotScopedAdmin):
     @admin.display(description=_("Request"), ordering="object")
     def kind(self, gdpr_request):
         return gdpr_request.get_object_display()
+
+    @admin.display(description=_("E-mail"), ordering="mail")
+    def address(self, gdpr_request):
+        return gdpr_request.mail or "—"
+
+    @admin.display(description=_("Visitor id"), ordering="client_id")
+    def visitor(self, gdpr_request):
+        return gdpr_request.client_id or "—"
+
+    @admin.display(description=_("Sent from"))
+    def sent_from(self, gdpr_request):
+        return gdpr_request.requester_ip or "—"
+
+    def get_list_display(self, request):
+        columns = list(super().get_list_display(request))
+        # One bot: its name in every row says nothing.
+        return columns if bots_of(request.user)[:2].count() > 1 else columns[:-1]
 
     @admin.display(description=_("Status"), ordering="status")
     def status_label(self, gdpr_request):
@@ -120,6 +138,7 @@ class GdprRequestAdmin(BotScopedAdmin):
             "errors": errors,
             "reason": request.POST.get("reason", "") if request.method == "POST" else "",
             "status_style": STATUS_STYLES.get(gdpr_request.status, ""),
+            "language": language_name(gdpr_request.language) if gdpr_request.language else "—",
             "list_url": reverse("admin:dialogs_gdprrequest_changelist"),
         }
         return TemplateResponse(request, "admin/dialogs/gdprrequest/process.html", context)
@@ -130,7 +149,9 @@ class GdprRequestAdmin(BotScopedAdmin):
         try:
             if action == "send":
                 processing.send_data(gdpr_request, request.user)
-                self.message_user(request, _t("The data was sent to %(mail)s.") % {"mail": gdpr_request.mail})
+                self.message_user(
+                    request, _t("The data was sent to %(mail)s.") % {"mail": gdpr_request.mail}, messages.SUCCESS
+                )
             elif action == "delete":
                 if request.POST.get("confirm") != "yes":
                     return False, {"delete": _t("Tick the box to confirm: the data is erased for good.")}
@@ -139,10 +160,11 @@ class GdprRequestAdmin(BotScopedAdmin):
                     request,
                     _t("The visitor's data was erased: %(dialogs)d dialog(s), %(interactions)d interaction(s).")
                     % {"dialogs": done.counts.get("dialogs", 0), "interactions": done.counts.get("interactions", 0)},
+                    messages.SUCCESS,
                 )
             elif action == "ignore":
                 processing.ignore(gdpr_request, request.user, request.POST.get("reason", ""))
-                self.message_user(request, _t("The request is ignored; the visitor is not told."))
+                self.message_user(request, _t("The request is ignored; the visitor is not told."), messages.SUCCESS)
             else:
                 return False, {"action": _t("Choose an action: send, delete or ignore.")}
         except processing.Refused as refusal:
