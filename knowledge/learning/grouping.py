@@ -3,7 +3,8 @@ their spelling (character n-grams), or the spelling alone on a lexical-only matc
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 
 import numpy as np
 
@@ -22,10 +23,37 @@ def mode_of(matcher) -> str:
     return "lexical" if matcher.vectors is None else "embeddings"
 
 
+# Inputs' model vectors kept between builds of the page (float16, at most CACHE_SIZE: about 10 MB with
+# USE): each action on the page rebuilds it, and encoding is most of its cost.
+CACHE_SIZE = 10_000
+_cache: OrderedDict[tuple[str, bool, str], np.ndarray] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
 def encode(matcher, texts: list[str]) -> np.ndarray:
     """The matcher's model vectors of `texts` as it encodes an input (USE, plus MiniLM for English when
-    the matcher uses it): raw rows, as Matcher.components takes them."""
-    return embeddings.encode(texts, matcher.language, with_minilm=matcher.n_parts == 2)
+    the matcher uses it): raw rows, as Matcher.components takes them. Vectors seen lately are reused."""
+    both = matcher.n_parts == 2
+    keys = [(matcher.language, both, text) for text in texts]
+    with _cache_lock:
+        found = {key: _cache[key] for key in keys if key in _cache}
+    missing = [key for key in dict.fromkeys(keys) if key not in found]
+    if missing:
+        computed = embeddings.encode([key[2] for key in missing], matcher.language, with_minilm=both)
+        with _cache_lock:
+            for key, vector in zip(missing, computed, strict=True):
+                found[key] = _cache[key] = vector.astype(np.float16)
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    with _cache_lock:
+        for key in found:
+            if key in _cache:
+                _cache.move_to_end(key)
+    width = embeddings.USE_DIM + (embeddings.MINILM_DIM if both else 0)
+    out = np.zeros((len(texts), width), dtype=np.float32)
+    for i, key in enumerate(keys):
+        out[i] = found[key]
+    return out
 
 
 def representation(texts: list[str], language: str, model_vectors: np.ndarray | None) -> np.ndarray:

@@ -3,6 +3,7 @@ closest items, a formulation that makes the bot answer, a new draft item, ignori
 input refused in words, a reader who cannot act, another account's bot out of reach."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -190,11 +191,11 @@ def test_another_accounts_bot_is_out_of_reach(seeded, client):
 
 
 def test_without_the_permission_the_page_is_forbidden(seeded, client):
-    user, _ = make_persona(seeded.account, "operator")
-    user.is_staff = True
-    user.save(update_fields=["is_staff"])
+    # Staff without any role of the account's (so without the page's permission).
+    user = get_user_model().objects.create_user("nobody", "nobody@example.org", is_staff=True)
     client.force_login(user)
     assert client.get(PAGE).status_code == 403
+    assert client.post(act_url(seeded), {"action": "ignore"}).status_code == 403
 
 
 def test_the_page_costs_the_same_statements_whatever_the_number_of_groups(seeded, client):
