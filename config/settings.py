@@ -195,10 +195,10 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
-# The back office's languages (Django's and unfold's strings come translated; ours: config/locale/, built
-# by `manage.py compilemessages` in `make install`).
+# The back office's languages. Django's strings come translated; ours are in config/locale/ (makemessages),
+# the theme's (unfold ships no French) in config/locale_theme/; `make install` compiles both.
 LANGUAGES = [("en", "English"), ("fr", "Français")]
-LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
+LOCALE_PATHS = [BASE_DIR / "config" / "locale", BASE_DIR / "config" / "locale_theme"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
