@@ -213,13 +213,13 @@ class ApiTokenAdmin(MadeElsewhere, AccountScopedAdmin):
         # Everyone may revoke the tokens they see (their own; administrators: their account's).
         return self.has_view_permission(request)
 
-    @admin.display(description="State")
+    @admin.display(description=_("State"))
     def state(self, token):
         if token.is_revoked():
-            return "revoked"
-        return "expired" if token.is_expired() else "valid"
+            return _("revoked")
+        return _("expired") if token.is_expired() else _("valid")
 
-    @admin.action(description="Revoke the selected tokens", permissions=["revoke"])
+    @admin.action(description=_("Revoke the selected tokens"), permissions=["revoke"])
     def revoke(self, request, queryset):
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         message = ngettext("%(count)d token revoked.", "%(count)d tokens revoked.", count) % {"count": count}
@@ -262,9 +262,11 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
     @admin.display(description="")
     def links(self, bot):
         return format_html(
-            '<a href="{}">API access</a> · <a href="{}" target="_blank">API console</a>',
+            '<a href="{}">{}</a> · <a href="{}" target="_blank">{}</a>',
             reverse("admin:accounts_botapiaccess_change", args=[bot.pk]),
+            _("API access"),
             reverse("api-console"),
+            _("API console"),
         )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -275,7 +277,7 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"API access · {bot.name}",
+            "title": _("API access · %(bot)s") % {"bot": bot.name},
             "bot": bot,
             "api_root": api_root,
             "console_url": reverse("api-console"),

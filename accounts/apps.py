@@ -2,11 +2,12 @@
 
 from django.apps import AppConfig
 from django.db.models.signals import post_delete, post_migrate, post_save
+from django.utils.translation import gettext_lazy as _
 
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = "Accounts and access"
+    verbose_name = _("Accounts and access")
 
     def ready(self):
         from bots.status import checks, volumes

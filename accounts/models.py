@@ -9,26 +9,29 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from bots.models import Bot
 
 
 class Account(models.Model):
-    name = models.CharField(max_length=200, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
+        verbose_name = _("account")
+        verbose_name_plural = _("accounts")
 
     def __str__(self):
         return self.name
 
 
 class Role(models.TextChoices):
-    ADMINISTRATOR = "administrator", "Administrator"
-    EDITOR = "editor", "Editor"
-    OPERATOR = "operator", "Operator"
-    READER = "reader", "Reader"
+    ADMINISTRATOR = "administrator", _("Administrator")
+    EDITOR = "editor", _("Editor")
+    OPERATOR = "operator", _("Operator")
+    READER = "reader", _("Reader")
 
 
 class Membership(models.Model):
@@ -36,7 +39,11 @@ class Membership(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="members")
-    role = models.CharField(max_length=20, choices=Role.choices, default=Role.READER)
+    role = models.CharField(_("role"), max_length=20, choices=Role.choices, default=Role.READER)
+
+    class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
 
     def __str__(self):
         return f"{self.user} ({self.role} of {self.account})"
@@ -57,7 +64,10 @@ class ApiToken(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     key_start = models.CharField(
-        "token starts with", max_length=16, editable=False, help_text="Enough to recognise a token, not to use it."
+        _("token starts with"),
+        max_length=16,
+        editable=False,
+        help_text=_("Enough to recognise a token, not to use it."),
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     expires_at = models.DateTimeField(db_index=True)
@@ -67,7 +77,8 @@ class ApiToken(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        verbose_name = "API token"
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
 
     def __str__(self):
         return f"{self.key_start}… ({self.user})"
@@ -126,7 +137,8 @@ class Competency(models.Model):
 
     class Meta:
         ordering = ["name"]
-        verbose_name_plural = "competencies"
+        verbose_name = _("competency")
+        verbose_name_plural = _("competencies")
         constraints = [models.UniqueConstraint("account", Lower("name"), name="unique_account_competency")]
 
     def __str__(self):
@@ -138,5 +150,5 @@ class BotApiAccess(Bot):
 
     class Meta:
         proxy = True
-        verbose_name = "API access"
-        verbose_name_plural = "API access"
+        verbose_name = _("API access")
+        verbose_name_plural = _("API access")

@@ -4,6 +4,7 @@ settings, the live-chat requests (who waited, who answered, how it ended) and th
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import AccountScopedAdmin, MadeElsewhere
 from bots.admin_scoping import BotScopedAdmin
@@ -41,21 +42,21 @@ class OperatorAdmin(AccountScopedAdmin):
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
 
-    @admin.display(description="Login", ordering="user__username")
+    @admin.display(description=_("Login"), ordering="user__username")
     def login(self, operator):
         return operator.user.get_username()
 
-    @admin.display(description="Availability")
+    @admin.display(description=_("Availability"))
     def presence(self, operator):
         shown = operator.status if is_online(operator) else Operator.Status.OFFLINE
         colours = {"available": "#16a34a", "busy": "#d97706", "away": "#6b7280", "offline": "#9ca3af"}
         return format_html('<span style="color:{}">●</span> {}', colours[shown], Operator.Status(shown).label)
 
-    @admin.display(description="Dialogs held")
+    @admin.display(description=_("Dialogs held"))
     def load(self, operator):
         return f"{operator.active_dialogs} / {operator.max_dialogs}"
 
-    @admin.display(description="Competencies")
+    @admin.display(description=_("Competencies"))
     def competency_list(self, operator):
         return ", ".join(sorted(c.name for c in operator.competencies.all())) or "—"
 
@@ -87,22 +88,24 @@ class LivechatRequestAdmin(MadeElsewhere, AccountScopedAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="Waited")
+    @admin.display(description=_("Waited"))
     def waited(self, request):
         if request.assigned_at is None:
             return "—"
         return f"{int((request.assigned_at - request.queued_at).total_seconds())} s"
 
-    @admin.display(description="With the operator")
+    @admin.display(description=_("With the operator"))
     def duration(self, request):
         if request.assigned_at is None or request.ended_at is None:
             return "—"
         minutes, seconds = divmod(int((request.ended_at - request.assigned_at).total_seconds()), 60)
         return f"{minutes} min {seconds:02d} s"
 
-    @admin.display(description="Dialog")
+    @admin.display(description=_("Dialog"))
     def dialog_link(self, request):
-        return format_html('<a href="{}">read</a>', reverse("admin:dialogs_dialog_change", args=[request.dialog_id]))
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:dialogs_dialog_change", args=[request.dialog_id]), _("read")
+        )
 
 
 @admin.register(Callback)

@@ -3,6 +3,7 @@ for the people the Log Explicit API lets read them (status.details), scoped to t
 
 from django.contrib import admin
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import ReadOnlyAdmin
 from bots.admin_scoping import BotScopedAdmin
@@ -20,7 +21,7 @@ class ByDate(admin.DateFieldListFilter):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.title = "date"
+        self.title = _("date")
 
 
 class ServerErrorAdmin(ReadOnlyLogAdmin):
@@ -34,10 +35,10 @@ class ServerErrorAdmin(ReadOnlyLogAdmin):
         store_held_errors()  # the repeats this process holds back (at most a second's) show in the counts
         return super().changelist_view(request, extra_context)
 
-    @admin.display(description="Minute", ordering="minute")
+    @admin.display(description=_("Minute"), ordering="minute")
     def when(self, row):
         return timezone.localtime(row.minute).strftime("%Y-%m-%d %H:%M")
 
-    @admin.display(description="Error", ordering="status")
+    @admin.display(description=_("Error"), ordering="status")
     def error(self, row):
         return f"{row.status} {row.code}" if row.status else row.code
