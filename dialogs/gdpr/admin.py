@@ -68,7 +68,8 @@ class GdprRequestAdmin(BotScopedAdmin):
 
     @admin.display(description=_("Received"), ordering="created_at")
     def received(self, gdpr_request):
-        return timezone.localtime(gdpr_request.created_at).strftime("%Y-%m-%d %H:%M")
+        received = timezone.localtime(gdpr_request.created_at).strftime("%Y-%m-%d %H:%M")
+        return format_html('<span class="whitespace-nowrap">{}</span>', received)
 
     @admin.display(description=_("Request"), ordering="object")
     def kind(self, gdpr_request):
