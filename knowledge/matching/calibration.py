@@ -27,8 +27,10 @@ MIN_PROBES = 4
 PRIOR_PROBES = 40.0
 # Strength of the pull of the fitted calibration towards the prior one (an L2 penalty on the difference).
 PRIOR_STRENGTH = 8.0
-# An out-of-scope probe weighs this much against an in-scope one: a bot mostly gets questions it can answer.
-OOS_WEIGHT = 0.5
+# An out-of-scope probe weighs this much against an in-scope one, per configuration: a bot mostly gets
+# questions it can answer, and a probe whose item is removed is nearer the bot's field than most questions
+# out of its scope (its sibling items remain).
+OOS_WEIGHT = {"embeddings": 0.25, "lexical": 0.5}
 # Utility of each outcome. The held-out formulations of a hand-written bot are harder than its visitors'
 # questions (their right item ranks first half as often on the French and Dutch sets), so an in-scope probe
 # missed costs more than it did in bench/matching.py --tune, where probes and questions were alike. Per
@@ -146,7 +148,8 @@ def fit_probes(m: Matcher, ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarr
     n = len(ins)
     x = np.concatenate([ins.reshape(-1, 3), oos])
     y = np.concatenate([ins_right.reshape(-1).astype(float), np.zeros(n)])
-    weights = np.concatenate([np.ones(3 * n), np.full(n, OOS_WEIGHT)])
+    oos_weight = OOS_WEIGHT[m.config.mode]
+    weights = np.concatenate([np.ones(3 * n), np.full(n, oos_weight)])
     weights[x[:, 1] <= 0.0] = 0.0  # padding and unrelated candidates: never proposed, nothing to fit
     calibration = _logistic(x, y, weights, m.calibration)
     direct, reword = _thresholds(
@@ -155,6 +158,7 @@ def fit_probes(m: Matcher, ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarr
         _scores(oos, calibration),
         m.thresholds,
         MISSED[m.config.mode],
+        oos_weight,
     )
     w = n / (n + PRIOR_PROBES)
     prior = m.thresholds
@@ -192,7 +196,7 @@ def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, prior: Calibration) -
 
 
 def _thresholds(
-    ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarray, prior: Thresholds, missed: float
+    ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarray, prior: Thresholds, missed: float, oos_weight: float
 ) -> tuple[float, float]:
     """(direct, reword) with the best total utility over the probes: `ins` the scores of each probe's three
     candidates in scope (`ins_right`: which is the right item), `oos` its best score once its item is gone."""
@@ -208,7 +212,7 @@ def _thresholds(
                 np.where(top >= reword, np.where(offered, GOOD_REWORD, USELESS_REWORD), missed),
             ).sum()
             u_out = np.where(oos >= direct, WRONG_DIRECT, np.where(oos >= reword, USELESS_REWORD, REJECTED)).sum()
-            u = float(u_in + OOS_WEIGHT * u_out)
+            u = float(u_in + oos_weight * u_out)
             if u > best[0] + 1e-9:
                 best = (u, float(direct), float(reword))
     return best[1], best[2]
