@@ -37,8 +37,10 @@ class Role(models.TextChoices):
 class Membership(models.Model):
     """A back-office user's place in an account: which bots they see, what they may do."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership")
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="members")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership", verbose_name=_("user")
+    )
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="members", verbose_name=_("account"))
     role = models.CharField(_("role"), max_length=20, choices=Role.choices, default=Role.READER)
 
     class Meta:
@@ -61,7 +63,9 @@ def hash_token(key: str) -> str:
 class ApiToken(models.Model):
     """A token from the Authentication servlet: valid TOKEN_LIFETIME_HOURS, revocable, stored hashed."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens", verbose_name=_("user")
+    )
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     key_start = models.CharField(
         _("token starts with"),
@@ -69,11 +73,11 @@ class ApiToken(models.Model):
         editable=False,
         help_text=_("Enough to recognise a token, not to use it."),
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-    expires_at = models.DateTimeField(db_index=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    created_from = models.GenericIPAddressField("requested from", null=True, blank=True, editable=False)
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(_("expires at"), db_index=True)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    created_from = models.GenericIPAddressField(_("requested from"), null=True, blank=True, editable=False)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -128,11 +132,18 @@ class Competency(models.Model):
     """A skill of an account's live-chat operators (e.g. "Cards", "Loans"); the talk call's
     `competency` field routes a visitor to operators who have it."""
 
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="competencies")
-    name = models.CharField(max_length=100)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="competencies", verbose_name=_("account")
+    )
+    name = models.CharField(_("name"), max_length=100)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("created by"),
     )
 
     class Meta:
