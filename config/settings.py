@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 import environ
+from django.utils.translation import gettext_lazy as _
 
 # One BLAS / OpenMP thread per process, set before numpy loads: a server process serves many requests
 # on threads of its own and several processes share the cores, so a product split over every core only
@@ -231,9 +232,9 @@ LOGIN_REDIRECT_URL = "/admin/"
 
 # The back office (django-unfold): its name, and the live-chat console in the sidebar for those who operate.
 UNFOLD = {
-    "SITE_TITLE": "Back office",
+    "SITE_TITLE": _("Back office"),
     "SITE_HEADER": "Bot platform",
-    "SITE_SUBHEADER": "Bots, knowledge, dialogs and live chat",
+    "SITE_SUBHEADER": _("Bots, knowledge, dialogs and live chat"),
     "SITE_SYMBOL": "smart_toy",
     "SHOW_LANGUAGES": True,  # the language switcher (English / Français) in the user menu
     "SHOW_HISTORY": True,
@@ -242,10 +243,10 @@ UNFOLD = {
         "show_all_applications": True,
         "navigation": [
             {
-                "title": "Live chat",
+                "title": _("Live chat"),
                 "items": [
                     {
-                        "title": "Live chat console",
+                        "title": _("Live chat console"),
                         "icon": "support_agent",
                         "link": "/livechat/",
                         "permission": "livechat.context.may_open_console",
@@ -253,10 +254,10 @@ UNFOLD = {
                 ],
             },
             {
-                "title": "Analytics",
+                "title": _("Analytics"),
                 "items": [
                     {
-                        "title": "Bot analytics",
+                        "title": _("Bot analytics"),
                         "icon": "monitoring",
                         "link": "/admin/bots/analytics/",
                         "permission": "bots.analytics.admin.may_view",  # bots/analytics/admin.py
@@ -264,16 +265,16 @@ UNFOLD = {
                 ],
             },
             {
-                "title": "Learning",
+                "title": _("Learning"),
                 "items": [
                     {
-                        "title": "Misunderstood questions",
+                        "title": _("Misunderstood questions"),
                         "icon": "psychology_alt",
                         "link": "/admin/knowledge/misunderstoodinput/",
                         "permission": "knowledge.learning.admin.may_view",  # knowledge/learning/admin.py
                     },
                     {
-                        "title": "Ignored questions",
+                        "title": _("Ignored questions"),
                         "icon": "visibility_off",
                         "link": "/admin/knowledge/ignoredgroup/",
                         "permission": "knowledge.learning.admin.may_view_ignored",

@@ -3,6 +3,7 @@ the old servlet paths, the back office, the API console and the demo chatbox."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.pages import authentication_page
@@ -23,9 +24,9 @@ servlet_api = [
 ]
 
 # The back office is the product's, not "Django administration".
-admin.site.site_header = "Bot platform · Back office"
-admin.site.site_title = "Back office"
-admin.site.index_title = "Bots, knowledge, dialogs and live chat"
+admin.site.site_header = _("Bot platform · Back office")
+admin.site.site_title = _("Back office")
+admin.site.index_title = _("Bots, knowledge, dialogs and live chat")
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -1,0 +1,106 @@
+"""The back office speaks the language its user chooses, in chromium: a French browser still gets English
+until the user picks Français in unfold's user menu; then the pages (Django's, the theme's and ours) are in
+French, and English again when chosen back. The lists of accounts, preferences, live chat and logs fit a
+1366 px wide screen in both languages. Screenshots go to test-results/language/."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import Account, Role
+from tests.accounts.personas import PASSWORD, make_persona
+from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
+
+pytestmark = pytest.mark.browser
+expect.set_options(timeout=10_000)
+SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "language"
+WIDTH = 1366
+LISTS = [
+    "auth/user",
+    "accounts/apitoken",
+    "accounts/competency",
+    "accounts/botapiaccess",
+    "preferences/botpreference",
+    "preferences/preferencechange",
+    "livechat/operator",
+    "livechat/livechatsettings",
+    "livechat/callback",
+    "bots/servererror",
+]
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+@pytest.fixture
+def page(browser, live_server, demo_bot_live):  # noqa: F811
+    # A French browser: its Accept-Language must not choose the back office's language.
+    context = browser.new_context(viewport={"width": WIDTH, "height": 860}, locale="fr-FR")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    user, _ = make_persona(Account.objects.get(name="Demo"), Role.ADMINISTRATOR, login="claire")
+    page.goto(live_server.url + "/admin/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("[type=submit]")
+    expect(page.locator("main, #main").first).to_be_visible()
+    yield page
+    context.close()
+
+
+def choose(page, language: str):
+    page.get_by_text("claire@example.org").click()  # unfold's user menu
+    page.get_by_role("button", name=language).click()
+    page.wait_for_load_state()
+
+
+def fits(page) -> dict:
+    """The page's and the list's widths: nothing wider than the window, no table scrolled sideways."""
+    return page.evaluate(
+        """() => {
+            const table = document.querySelector('#result_list');
+            return {
+                page: document.documentElement.scrollWidth,
+                table: table ? table.scrollWidth : 0,
+                room: table ? table.parentElement.clientWidth : 0,
+            };
+        }"""
+    )
+
+
+def check_lists(page, server, language: str):
+    for path in LISTS:
+        page.goto(f"{server.url}/admin/{path}/")
+        expect(page.locator("#result_list, #changelist-form").first).to_be_visible()
+        widths = fits(page)
+        assert widths["page"] <= WIDTH, (path, widths)
+        assert widths["table"] <= widths["room"] + 1, (path, widths)
+        shot(page, f"{language}-{path.replace('/', '-')}")
+
+
+def test_the_user_chooses_french_and_every_page_follows(page, live_server):
+    expect(page.get_by_text("All applications")).to_be_visible()  # English despite the French browser
+    shot(page, "10-english-index")
+    choose(page, "Français")
+    expect(page.get_by_text("Toutes les applications")).to_be_visible()  # the theme's string
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.locator("body")).to_contain_text("Comptes et accès")  # our app's name
+    expect(page.locator("body")).to_contain_text("Console de live chat")  # our sidebar entry
+    expect(page.locator("body")).to_contain_text("Déconnexion")  # Django's own
+    shot(page, "11-french-index")
+    page.goto(live_server.url + "/admin/accounts/apitoken/")
+    expect(page.locator("#result_list")).to_contain_text("valide")  # a token's state, ours
+    expect(page.locator("#result_list")).to_contain_text("Début du jeton")  # a field's name, ours
+    shot(page, "12-french-tokens")
+    choose(page, "English")
+    expect(page.get_by_text("All applications")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+
+
+def test_the_lists_fit_a_1366_px_screen_in_english_and_in_french(page, live_server):
+    check_lists(page, live_server, "en")
+    choose(page, "Français")
+    check_lists(page, live_server, "fr")
