@@ -79,7 +79,7 @@ def one_prefix(endpoints, **kwargs):
 
 
 def front_matter(result, generator, request, public):
-    """Postprocessing hook: the intro, the groups described, forms first, and the examples."""
+    """Postprocessing hook: the intro, the groups described, answers described, forms first, examples."""
     result["info"]["description"] = INTRO.strip()
     used = {
         tag for item in result["paths"].values() for operation in item.values() for tag in operation.get("tags", [])
@@ -88,6 +88,7 @@ def front_matter(result, generator, request, public):
     for item in result["paths"].values():
         for operation in item.values():
             forms_first(operation)
+            describe_answers(operation)
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "path" and parameter["name"] == "bot_uuid":
                     parameter.setdefault("description", "The bot's botUUID (back office › API access).")
@@ -96,6 +97,15 @@ def front_matter(result, generator, request, public):
         add_example(result, call, example)
     blank_form_fields(result)
     return result
+
+
+def describe_answers(operation: dict) -> None:
+    """A success declared with its schema alone is described by what its call does (its summary), or by
+    its schema's own words ("{}: received."): Swagger UI showed those answers without a word."""
+    for status, response in operation["responses"].items():
+        if status.startswith("2") and not response.get("description", "").strip():
+            media = next(iter(response.get("content", {}).values()), {})
+            response["description"] = media.get("schema", {}).get("description") or operation.get("summary", "")
 
 
 def forms_first(operation: dict) -> None:
