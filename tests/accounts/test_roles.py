@@ -110,3 +110,22 @@ def test_a_user_added_through_the_api_can_use_the_back_office(client):
     assert client.get("/admin/preferences/botpreference/add/").status_code == 403
     assert client.get("/admin/dialogs/gdprrequest/").status_code == 403
     assert Account.objects.get(name="Account A").members.count() == 2
+
+
+def test_the_migration_gives_existing_members_their_group_and_the_back_office():
+    """An existing deployment: members made before roles were groups (no group, not staff)."""
+    import importlib
+    from types import SimpleNamespace
+
+    from django.apps import apps
+    from django.db import connection
+
+    user, _ = make_persona("Account A", Role.OPERATOR)
+    Group.objects.filter(name__in=GROUP_NAMES.values()).delete()
+    get_user_model().objects.filter(pk=user.pk).update(is_staff=False)
+    migration = importlib.import_module("accounts.migrations.0004_role_groups")
+    migration.make_role_groups(apps, SimpleNamespace(connection=connection))
+    user = get_user_model().objects.get(pk=user.pk)
+    assert user.is_staff
+    assert list(user.groups.values_list("name", flat=True)) == ["Operators"]
+    assert user.has_perm("livechat.change_callback") and not user.has_perm("knowledge.change_knowledgeitem")
