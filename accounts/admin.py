@@ -28,15 +28,6 @@ from .permissions import account_of, can, role_of
 User = get_user_model()
 
 
-def is_member(request) -> bool:
-    return request.user.is_active and request.user.is_staff and role_of(request.user) is not None
-
-
-def may(request, action: str) -> bool:
-    """The servlet API's role check (accounts.permissions), for links a page shows or hides."""
-    return request.user.is_superuser or (is_member(request) and can(request.user, action))
-
-
 class ReadOnlyAdmin:
     """A list the platform alone writes (logs, change histories): those with the model's view permission
     read it; nobody adds, edits or deletes a row by hand."""
@@ -282,7 +273,8 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
             "api_root": api_root,
             "console_url": reverse("api-console"),
             "authentication_url": reverse("authentication-page"),
-            "may_edit_preferences": can(request.user, "preferences.edit", bot=bot),
+            "may_edit_preferences": request.user.has_perm("preferences.change_botpreference"),
+            # The server status's details are a servlet call: the servlet API's role check says.
             "may_read_status": can(request.user, "status.details"),
         }
         return TemplateResponse(request, "admin/accounts/botapiaccess/api_access.html", context)
