@@ -19,6 +19,12 @@ UNDERSTOOD = ("DMUnderstoodQuestion",)
 REWORDED = ("RWOneReword", "RWSeveralRewords")
 MISUNDERSTOOD = ("GBMisunderstoodQuestion", "GBTooManyMisunderstoodQuestions", "GBTooLongSentence")
 REWORD_CLICK = "reword_auto"
+# The Day field counting the dialogs of each qualification (the others, "none", have no field).
+QUALIFIED = {
+    qualification.DIRECT: "dialogs_direct",
+    qualification.RECOVERED: "dialogs_recovered",
+    qualification.FAILED: "dialogs_failed",
+}
 TOP_ITEMS = 10
 
 
@@ -207,23 +213,28 @@ def _per_day(queryset, field_name: str, window: Window):
 
 
 def _dialogs_per_day(bot, window: Window, days: dict[date, Day]) -> None:
-    """Dialogs started each day, and how many of them ended each way (their qualification)."""
+    """Dialogs started each day, and how many of them ended each way (their qualification). Grouped by
+    day and qualification: each dialog's qualification is computed once (filtered counts would repeat
+    its subqueries for each count)."""
     dialogs = qualification.annotate(
         Dialog.objects.filter(
             bot=bot, qualification_mode=False, first_activity__gte=window.start, first_activity__lt=window.end
         )
     )
-    rows = _per_day(dialogs, "first_activity", window).annotate(
-        n=Count("id"),
-        direct=Count("id", filter=Q(qualification=qualification.DIRECT)),
-        recovered=Count("id", filter=Q(qualification=qualification.RECOVERED)),
-        failed=Count("id", filter=Q(qualification=qualification.FAILED)),
+    rows = (
+        dialogs.annotate(day=TruncDate("first_activity", tzinfo=window.tz))
+        .values("day", "qualification")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     for row in rows:
         day = days.get(row["day"])
-        if day is not None:
-            day.dialogs, day.dialogs_direct = row["n"], row["direct"]
-            day.dialogs_recovered, day.dialogs_failed = row["recovered"], row["failed"]
+        if day is None:
+            continue
+        day.dialogs += row["n"]
+        field_name = QUALIFIED.get(row["qualification"])
+        if field_name:
+            setattr(day, field_name, getattr(day, field_name) + row["n"])
 
 
 def _interactions_per_day(bot, window: Window, days: dict[date, Day]) -> None:
