@@ -313,6 +313,19 @@ def _vectors_wanted(bot_id: int) -> None:
     worker.wake()
 
 
+def warm(bot_id: int) -> None:
+    """Build the bot's matchers in this process now: the vector worker does it before computing a bot's
+    vectors, so that the first talk after an import finds the lexical index ready (building it reads
+    every formulation's words: seconds at 15,000 formulations)."""
+    bot = Bot.objects.filter(pk=bot_id).first()
+    if bot is None:
+        return
+    found = snapshot_for(bot)
+    for language in found.formulations:
+        if language in found.languages:
+            found.matcher(language)
+
+
 def upgrade_ready() -> int:
     """Upgrade the cached snapshots whose vectors are now all stored (one query); how many were upgraded."""
     from .vectors import jobs

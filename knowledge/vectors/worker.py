@@ -94,6 +94,10 @@ def work_once() -> bool:
         job = jobs.claim_next()
         if job is not None:
             try:
+                snapshot.warm(job.bot_id)
+            except Exception:  # the talks will build it; the vectors are still wanted
+                log.exception("Could not build the matching index of bot %s", job.bot_id)
+            try:
                 compute.run(job, stop=_stop.is_set)
             except Exception as error:  # the job is marked failed; the worker goes on with the others
                 log.exception("Vectors of bot %s failed", job.bot_id)
