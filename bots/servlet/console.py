@@ -130,6 +130,8 @@ def blank_form_fields(result: dict) -> None:
                 form = schemas.get(content[media_type]["schema"].get("$ref", "").rsplit("/", 1)[-1])
                 example = content[media_type].get("examples", {}).get("demo", {}).get("value", {})
                 for name, field in (form or {}).get("properties", {}).items():
+                    if name == "password":
+                        field["format"] = "password"  # masked as it is typed
                     if name in example:
                         field["example"] = example[name]
                     elif field.get("format") != "binary" and "default" not in field:

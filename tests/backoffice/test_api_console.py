@@ -111,7 +111,9 @@ def test_authorize_once_then_every_protected_call_carries_the_token(page, live_s
     # A token from the Authentication call, asked from the console itself.
     login = console.operation("Authentication", "servlet_api_authentication_create")
     login.locator("tr[data-property-name='login'] input").fill("ada")
-    login.locator("tr[data-property-name='password'] input").fill(PASSWORD)
+    password = login.locator("tr[data-property-name='password'] input")
+    expect(password).to_have_attribute("type", "password")
+    password.fill(PASSWORD)
     status, body = console.execute(login)
     assert status == 200, body
     token = json.loads(body)["token"]
