@@ -21,6 +21,7 @@ MISUNDERSTOOD = (TypeResponse.MISUNDERSTOOD, TypeResponse.TOO_MANY_MISUNDERSTOOD
 REWORDED = (TypeResponse.ONE_REWORD, TypeResponse.SEVERAL_REWORDS)
 # The ignored groups remembered (newest first): older ones no longer hide anything.
 MAX_IGNORED_GROUPS = 500
+MAX_IGNORED_TEXTS = 2000  # per language, the ignored inputs that lead the grouping
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Input:
     reworded: int = 0
     last_seen: datetime | None = None
     reworded_items: list[int] = field(default_factory=list)
+    ignored: bool = False  # an input of an ignored group: it leads the grouping, and its group stays hidden
 
     @property
     def count(self) -> int:
@@ -47,6 +49,7 @@ class Inputs:
     capped: bool  # MAX_INPUTS reached: older ones were left out
     hidden: int  # interactions left out as ignored or already a formulation
     since: datetime
+    ignored: dict[str, list[str]] = field(default_factory=dict)  # per language, the ignored groups' inputs
 
 
 def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inputs:
@@ -88,7 +91,14 @@ def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inpu
     by_language: dict[str, list[Input]] = {}
     for entry in found.values():
         by_language.setdefault(entry.language, []).append(entry)
-    return Inputs(by_language=by_language, read=read, capped=read >= MAX_INPUTS, hidden=hidden, since=since)
+    return Inputs(
+        by_language=by_language,
+        read=read,
+        capped=read >= MAX_INPUTS,
+        hidden=hidden,
+        since=since,
+        ignored={language: sorted(texts)[:MAX_IGNORED_TEXTS] for language, texts in ignored.items()},
+    )
 
 
 def ignored_texts(bot) -> dict[str, set[str]]:

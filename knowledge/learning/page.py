@@ -89,20 +89,31 @@ def build(bot, page: int = 1, language: str = "") -> Learning:
     groups: list[Group] = []
     leader_vectors: dict[str, np.ndarray | None] = {}
     modes: dict[str, str] = {}
+    hidden = found.hidden
     for lang, entries in sorted(found.by_language.items()):
         if language and lang != language:
             continue
         matcher = snapshot.matcher(snapshot.language(lang))
         modes[lang] = grouping.mode_of(matcher)
+        # The ignored groups' inputs lead first: what joins them stays hidden, so a group does not come back
+        # in new words close to the ones ignored.
+        seeds = [inputs.Input(key=t, text=t, language=lang, ignored=True) for t in found.ignored.get(lang, [])]
+        entries = seeds + entries
         texts = [e.text for e in entries]
         model_vectors = grouping.encode(matcher, texts) if modes[lang] == "embeddings" else None
         vectors = grouping.representation(texts, matcher.language, model_vectors)
-        order = sorted(range(len(entries)), key=lambda i: (-entries[i].count, -entries[i].last_seen.timestamp()))
+        asked = sorted(
+            range(len(seeds), len(entries)), key=lambda i: (-entries[i].count, -entries[i].last_seen.timestamp())
+        )
+        order = list(range(len(seeds))) + asked
         leaders = grouping.cluster(vectors, order, grouping.SIMILAR[modes[lang]])
         members: dict[int, list[inputs.Input]] = {}
-        for i in order:  # most asked first inside a group too
+        for i in asked:  # most asked first inside a group too
             members.setdefault(leaders[i], []).append(entries[i])
         for lead, group_members in members.items():
+            if entries[lead].ignored:
+                hidden += sum(m.count for m in group_members)
+                continue
             key = hashlib.sha1(f"{lang}:{entries[lead].key}".encode()).hexdigest()[:12]
             groups.append(Group(key=key, language=lang, leader=entries[lead], members=group_members))
             leader_vectors[key] = model_vectors[lead] if model_vectors is not None else None
@@ -115,7 +126,7 @@ def build(bot, page: int = 1, language: str = "") -> Learning:
         shown=shown,
         read=found.read,
         capped=found.capped,
-        hidden=found.hidden,
+        hidden=hidden,
         since=found.since,
         mode=modes,
         build_ms=(time.perf_counter() - started) * 1000,

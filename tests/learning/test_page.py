@@ -117,13 +117,15 @@ def test_an_ignored_group_does_not_come_back_and_is_listed_with_its_reason(seede
         editor,
     )
     talk_once(BOT_UUID, "Bitcoin !")  # asked again later, in another form of the same words
+    talk_once(BOT_UUID, "le bitcoin")  # and in other words close to them: it joins the ignored group
     learning = page.build(seeded)
-    assert not any(m.key in bitcoin.texts for g in learning.groups for m in g.members)
+    assert not any(m.key in [*bitcoin.texts, "le bitcoin"] for g in learning.groups for m in g.members)
+    assert learning.hidden == len(BITCOIN) + 2  # every interaction of the ignored group, old and new
     listed = client.get(reverse("admin:knowledge_ignoredgroup_changelist"))
     assert listed.status_code == 200 and "We do not sell crypto-assets" in listed.content.decode()
     # Deleting the ignored group brings its inputs back.
     ignored.delete()
-    assert group_of(page.build(seeded), "bitcoin").count == len(BITCOIN) + 1
+    assert group_of(page.build(seeded), "bitcoin").count == len(BITCOIN) + 2
 
 
 @pytest.mark.parametrize(
