@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import embeddings
 from .decide import Calibration, Thresholds
 from .scoring import softmax
 
@@ -105,7 +106,13 @@ def _probe_round(m: Matcher, held: list[int], groups):
     from .matcher import Matcher  # the matcher imports this module
 
     held_set = set(held)
-    rest = [e for i, e in enumerate(m.entries) if i not in held_set]
+    # The matcher keeps its vectors decoded, not in its entries: the shadow gets them back as stored bytes.
+    vectors = m.vectors
+    rest = [
+        e if vectors is None else replace(e, vector=embeddings.to_bytes(vectors[i]))
+        for i, e in enumerate(m.entries)
+        if i not in held_set
+    ]
     # The shadow index is the bot without these probes, weighed as the bot is (same regime, fusion and
     # classifier kind), its regression trained here (this runs where the bot's own one was trained).
     shadow_config = replace(
