@@ -4,6 +4,7 @@ volume (one row per day or per top item comes back). Qualification-mode dialogs 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from django.db import connection, transaction
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
 
@@ -182,6 +183,17 @@ class Report:
 
 
 def build_report(bot, window: Window) -> Report:
+    """The report, read in one transaction. On PostgreSQL without JIT compilation: these aggregations over
+    thousands of rows are costed high enough for the JIT, whose compiling took 2.8-4.5 s of the dialogs
+    query (a year of 19,000 dialogs), which ran in 1.2-1.4 s with or without it."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL jit = off")
+        return _build_report(bot, window)
+
+
+def _build_report(bot, window: Window) -> Report:
     """Five queries (dialogs per day, interactions per day, rewording clicks, top items, live chat), and a
     sixth to name the top items that have no label."""
     days = {day: Day(day) for day in window.days}
