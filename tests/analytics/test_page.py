@@ -178,3 +178,12 @@ def test_the_page_queries_do_not_grow_with_the_volume(client, reader, bot):
         response = client.get(PAGE, {"bot": bot.pk, **RANGE})
     assert response.context["report"].total_dialogs == 8
     assert len(second) == len(first) <= 20, [query["sql"] for query in second]
+
+
+def test_a_reader_of_an_account_without_bots_is_told_so(client, db):
+    user, _ = make_persona("Empty account", Role.READER)
+    client.force_login(type(user).objects.get(pk=user.pk))
+    response = client.get(PAGE)
+    assert response.status_code == 200 and "report" not in response.context
+    assert "You have no bot yet" in response.content.decode()
+    assert client.get(csv_url("days")).status_code == 400  # no bot to export: the form says which field
