@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.permissions import can
 from bots.admin_scoping import BotScopedAdmin, bots_of
+from bots.time_zones import use_bot_time_zone
 
 from ..models import Dialog, Interaction
 from . import filters, marks, qualification, transcript
@@ -235,6 +236,7 @@ class DialogAdmin(BotScopedAdmin):
         dialog = get_object_or_404(self.get_queryset(request), pk=object_id)
         if not self.has_view_permission(request, dialog):
             raise PermissionDenied
+        use_bot_time_zone(request, dialog.bot)  # times in the bot's time zone
         if request.method == "POST":
             return self._mark_from_page(request, dialog)
         marks.mark_read(dialog, request.user)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
 
 from bots.admin_scoping import BotScopedAdmin, bots_of
+from bots.time_zones import use_bot_time_zone
 
 from ..backoffice.admin import Heading, may_see_visitor
 from ..backoffice.filters import language_name
@@ -117,6 +118,7 @@ class GdprRequestAdmin(BotScopedAdmin):
         gdpr_request = get_object_or_404(self.get_queryset(request), pk=object_id)
         if not self.has_view_permission(request, gdpr_request):
             raise PermissionDenied
+        use_bot_time_zone(request, gdpr_request.bot)  # times in the bot's time zone
         errors = {}
         if request.method == "POST":
             if not self.has_change_permission(request, gdpr_request):

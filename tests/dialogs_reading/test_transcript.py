@@ -135,3 +135,12 @@ def test_a_transcript_takes_few_queries_however_long(client, seeded, as_role):
         say(seeded["direct"], minute, "encore", "DMUnderstoodQuestion", "<p>Oui</p>",
             knowledge_item=seeded["items"]["fees"], feedback="negative", feedback_choice_key=0)  # fmt: skip
     assert count() == short
+
+
+def test_times_are_in_the_bots_time_zone(client, bot, seeded, as_role):
+    bot.time_zone = "Europe/Paris"  # UTC+1 in March: the seeded 09:01 UTC reads 10:01
+    bot.save(update_fields=["time_zone"])
+    as_role("reader")
+    page = page_of(client, seeded["direct"])
+    assert re.search(r"Visitor\s+· 10:01:00", page) and "2026-03-02 10:00" in page
+    assert "2026-03-02 10:00" in client.get("/admin/dialogs/dialog/").content.decode()
