@@ -5,6 +5,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from unfold.admin import TabularInline
 
+from knowledge.backoffice.languages import language_label
 from knowledge.backoffice.testbot import box_view
 
 from .admin_scoping import BotScopedAdmin
@@ -15,11 +16,13 @@ from .models import Bot, BotLanguage, ServerError, Space
 class BotLanguageInline(TabularInline):
     model = BotLanguage
     extra = 0
+    hide_title = True  # a row's title would repeat its code
 
 
 class SpaceInline(TabularInline):
     model = Space
     extra = 0
+    hide_title = True
 
 
 @admin.register(Bot)
@@ -28,15 +31,20 @@ class BotAdmin(BotScopedAdmin):
     list_display = ["name", "uuid", "account", "default_language", "items", "try_it"]
     list_filter = ["account", "default_language"]
     search_fields = ["name", "uuid"]
-    readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access"]
+    readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access", "learning"]
     fieldsets = [
-        (None, {"fields": ["name", "uuid", "account", "api_access"]}),
+        (None, {"fields": ["name", "uuid", "account", "api_access", "learning"]}),
         ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood"]}),
         ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
     ]
     inlines = [BotLanguageInline, SpaceInline]
     # The "test the bot" box under the form (knowledge/backoffice/testbot.py answers it).
     change_form_outer_after_template = "knowledge/backoffice/test_bot.html"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        bot = self.get_object(request, object_id)
+        languages = [(code, language_label(code)) for code in bot.language_codes()] if bot else []
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "test_languages": languages})
 
     def get_urls(self):
         box = path("<int:object_id>/test/", self.admin_site.admin_view(box_view(self)), name="bots_bot_test")
@@ -66,6 +74,18 @@ class BotAdmin(BotScopedAdmin):
             bot.uuid,
             reverse("admin:accounts_botapiaccess_change", args=[bot.pk]),
             reverse("api-console"),
+        )
+
+    @admin.display(description="Learning")
+    def learning(self, bot):
+        """The bot's misunderstood questions page (knowledge/learning/)."""
+        if not bot.pk:
+            return "-"
+        return format_html(
+            '<a href="{}">Misunderstood questions</a> · <a href="{}?bot__id__exact={}">Ignored questions</a>',
+            reverse("admin:knowledge_misunderstoodinput_changelist") + f"?bot={bot.pk}",
+            reverse("admin:knowledge_ignoredgroup_changelist"),
+            bot.pk,
         )
 
 

@@ -22,7 +22,7 @@ from dialogs.slots import checks as slot_checks
 from . import rich_answers
 from .backoffice import gallery
 from .backoffice.conflicts import WINS, conflicts
-from .backoffice.fields import MemberListField, PrettyJSONField
+from .backoffice.fields import FittingTextarea, MemberListField, PrettyJSONField
 from .backoffice.filters import LanguageFilter, SpaceFilter
 from .backoffice.languages import ItemPartsFormSet, check_language, language_field
 from .backoffice.preview import preview_html, preview_view
@@ -46,7 +46,9 @@ class ItemPartInline:
         if db_field.name == "language":
             return language_field(request, _bot_id(request))
         if isinstance(db_field, models.JSONField):
-            kwargs["form_class"] = PrettyJSONField
+            kwargs.update(form_class=PrettyJSONField, widget=FittingTextarea(min_rows=1))
+        if db_field.name == "text" and isinstance(db_field, models.TextField):
+            kwargs["widget"] = FittingTextarea(min_rows=3)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
@@ -142,7 +144,7 @@ class AnswerBranchInline(ItemPartInline, StackedInline):
     extra = 0
     show_count = True
     readonly_fields = ["preview"]
-    fields = [("language", "space", "position"), "conditions", "text", "preview", "set_variables"]
+    fields = [("language", "space"), "conditions", "text", "preview", ("set_variables", "position")]
     verbose_name = _("answer branch")
     verbose_name_plural = _("Answer branches")
     # For a language and space, the first branch by priority whose conditions all hold on the dialog's
@@ -232,7 +234,7 @@ class KnowledgeItemAdmin(BotScopedAdmin):
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if isinstance(db_field, models.JSONField):
-            kwargs["form_class"] = PrettyJSONField
+            kwargs.update(form_class=PrettyJSONField, widget=FittingTextarea(min_rows=1))
         formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
         if db_field.name in slot_checks.FIELDS and formfield is not None:
             slot_checks.FIELDS[db_field.name](formfield, _bot_id(request))
@@ -291,13 +293,15 @@ class KnowledgeItemAdmin(BotScopedAdmin):
             items[other.pk] = other
             if conflict.kind == WINS:
                 text = _(
-                    'The bot matches “{text}” ({language}) better with another item: <a href="{url}">{other}</a> '
+                    "The bot matches “{text}” ({language}) better with another item: "
+                    '<a href="{url}" class="font-semibold underline">{other}</a> '
                     "(score {score} against {own} for this item, through its formulation “{formulation}”). "
                     "A visitor asking this gets that item's answer: reword it, or review the other item."
                 )
             else:
                 text = _(
-                    'Another item already answers “{text}” ({language}): <a href="{url}">{other}</a> '
+                    "Another item already answers “{text}” ({language}): "
+                    '<a href="{url}" class="font-semibold underline">{other}</a> '
                     "(score {score}, through its formulation “{formulation}”). "
                     "Visitors may get either answer: keep the formulation in one item only."
                 )

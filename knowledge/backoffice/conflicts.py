@@ -4,6 +4,8 @@ other item was the bot's direct answer to it (it already answers this question).
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from bots.models import Bot
 from knowledge import matching
 from knowledge.matching import embeddings
@@ -11,6 +13,8 @@ from knowledge.snapshot import snapshot_for
 
 # How many items are ranked to find this item's own score beside the other's.
 RANKED = 10
+# An item's formulation this close to the text (1.0: the same words) shares the question with this item.
+NEAR = 0.8
 # A bot this large is not re-indexed without the formulation on a save (the first check still runs).
 SHADOW_MAX_FORMULATIONS = 20_000
 
@@ -63,15 +67,27 @@ def _wins(matcher, allowed, item_id, language, text) -> Conflict | None:
 
 
 def _answered_before(matcher, shadow, allowed, item_id, language, text) -> Conflict | None:
-    """The other item the bot answered `text` with directly before these formulations existed."""
+    """The other item the bot answered `text` with directly before these formulations existed, and that
+    still shares the question: the bot would still offer it (a rewording at least), or one of its
+    formulations is nearly the text. An item that answered only for want of a better one is no conflict."""
     if shadow is None:
         return None
-    ranked = shadow.rank(text, allowed=allowed, k=RANKED)
-    if not ranked or ranked[0].item_id == item_id or ranked[0].score < matcher.thresholds.direct:
+    before = shadow.rank(text, allowed=allowed, k=RANKED)
+    if not before or before[0].item_id == item_id or before[0].score < shadow.thresholds.direct:
         return None
-    best = ranked[0]
-    own = next((c.score for c in ranked if c.item_id == item_id), 0.0)
-    return Conflict(ANSWERS, language, text, best.item_id, best.score, best.formulation_text, own)
+    best = before[0]
+    now = {c.item_id: c.score for c in matcher.rank(text, allowed=allowed, k=RANKED)}
+    if now.get(best.item_id, 0.0) < matcher.thresholds.reword and _similarity(matcher, text, best.item_id) < NEAR:
+        return None
+    return Conflict(ANSWERS, language, text, best.item_id, best.score, best.formulation_text, now.get(item_id, 0.0))
+
+
+def _similarity(matcher, text: str, item_id: int) -> float:
+    """How close `text` is to the item's nearest formulation, in itself (not shared among the items)."""
+    index = int(np.searchsorted(matcher.item_ids, item_id))
+    if index >= len(matcher.item_ids) or int(matcher.item_ids[index]) != item_id:
+        return 0.0
+    return float(matcher.components(text)["similarity"][index])
 
 
 def _without(matcher, formulation_ids: set[int], groups) -> "matching.Matcher | None":

@@ -23,10 +23,19 @@ class FittingTextarea(UnfoldAdminTextareaWidget):
         return super().get_context(name, value, attrs)
 
 
+def _flat(value) -> bool:
+    values = value.values() if isinstance(value, dict) else value
+    return isinstance(value, (dict, list)) and all(not isinstance(v, (dict, list)) for v in values)
+
+
 def pretty(value) -> str:
-    """Lists of plain values stay on one line ([12, 13]); objects and lists of objects get a line per key."""
-    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+    """Lists of plain values, or of one flat object, stay on one line ([12, 13]); a list of flat objects
+    (conditions) gets one object per line; other objects one key per line."""
+    if value in ({}, []) or (isinstance(value, list) and (_flat(value) or (len(value) == 1 and _flat(value[0])))):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list) and all(isinstance(v, dict) and _flat(v) for v in value):
+        rows = ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value)
+        return "[\n" + rows + "\n]"
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
@@ -39,6 +48,8 @@ class PrettyJSONField(forms.JSONField):
     def prepare_value(self, value):
         if isinstance(value, forms.fields.InvalidJSONInput):
             return value
+        if value is None:  # an empty optional field shows empty, never the word null
+            return ""
         return pretty(value)
 
     def has_changed(self, initial, data):
@@ -70,7 +81,6 @@ class MemberListField(forms.Field):
         return list(dict.fromkeys(line.strip() for line in lines if line.strip()))
 
     def validate(self, value):
-        super().validate(value)
         if self.required and not value:
             raise forms.ValidationError(_("A group needs at least one member."), code="required")
         too_long = [member for member in value if len(member) > 500]

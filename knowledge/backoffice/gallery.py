@@ -47,6 +47,11 @@ class GalleryImageForm(forms.ModelForm):
     class Meta:
         fields = ["bot", "name", "upload"]
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "name" in self.fields:  # empty: the uploaded file's name
+            self.fields["name"].required = False
+
     def clean(self):
         data = super().clean()
         upload = data.get("upload")
@@ -65,8 +70,7 @@ class GalleryImageForm(forms.ModelForm):
         self.instance.content = content
         self.instance.media_type = media_type
         if not data.get("name"):
-            data["name"] = upload.name
-            self.instance.name = upload.name
+            data["name"] = upload.name[:255]
         return data
 
 
