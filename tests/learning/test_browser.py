@@ -60,7 +60,10 @@ def test_an_editor_turns_a_misunderstood_question_into_a_formulation_and_ignores
     page = context.new_page()
     log_in(page, live_server, editor.username)
 
-    # From the sidebar to the page: the groups, most asked first, with their counts.
+    # The bot's page links to it; so does the sidebar: the groups, most asked first, with their counts.
+    page.goto(f"{live_server.url}/admin/bots/bot/{demo_bot_live.pk}/change/")
+    page.locator(f'a[href$="/misunderstoodinput/?bot={demo_bot_live.pk}"]').click()
+    expect(page).to_have_url(re.compile(rf"/admin/knowledge/misunderstoodinput/\?bot={demo_bot_live.pk}$"))
     page.get_by_role("link", name="Misunderstood questions", exact=True).first.click()
     insurance = group(page, "assurance vie")
     expect(insurance.get_by_test_id("group-count")).to_contain_text(str(len(LIFE_INSURANCE)))
