@@ -5,6 +5,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from unfold.admin import TabularInline
 
+from knowledge.backoffice.languages import language_label
 from knowledge.backoffice.testbot import box_view
 
 from .admin_scoping import BotScopedAdmin
@@ -15,11 +16,13 @@ from .models import Bot, BotLanguage, ServerError, Space
 class BotLanguageInline(TabularInline):
     model = BotLanguage
     extra = 0
+    hide_title = True  # a row's title would repeat its code
 
 
 class SpaceInline(TabularInline):
     model = Space
     extra = 0
+    hide_title = True
 
 
 @admin.register(Bot)
@@ -37,6 +40,11 @@ class BotAdmin(BotScopedAdmin):
     inlines = [BotLanguageInline, SpaceInline]
     # The "test the bot" box under the form (knowledge/backoffice/testbot.py answers it).
     change_form_outer_after_template = "knowledge/backoffice/test_bot.html"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        bot = self.get_object(request, object_id)
+        languages = [(code, language_label(code)) for code in bot.language_codes()] if bot else []
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "test_languages": languages})
 
     def get_urls(self):
         box = path("<int:object_id>/test/", self.admin_site.admin_view(box_view(self)), name="bots_bot_test")
