@@ -12,7 +12,7 @@ import numpy as np
 from knowledge.models import KnowledgeItem
 from knowledge.snapshot import snapshot_for
 
-from . import closest, grouping, inputs
+from . import actions, closest, grouping, inputs
 
 EXAMPLES = 6
 GROUPS_PER_PAGE = 25
@@ -57,7 +57,8 @@ class Group:
 
     @property
     def texts(self) -> list[str]:
-        return [m.key for m in self.members]
+        """What ignoring the group stores (bounded: a form posts them; the rest join them by similarity)."""
+        return [m.key for m in self.members[: actions.MAX_GROUP_TEXTS]]
 
     @property
     def last_seen(self):
