@@ -4,10 +4,8 @@ operator (with a file), one in qualification mode."""
 
 from datetime import datetime, timedelta
 
-from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 
-from accounts.roles import GROUP_NAMES
 from dialogs.models import Dialog, Interaction
 from knowledge.models import KnowledgeItem
 
@@ -120,12 +118,3 @@ def seed(bot) -> dict:
         "test": test,
         "items": {"hours": hours, "lost": lost, "fees": fees},
     }
-
-
-def grant(role: str, *permissions: str) -> None:
-    """Give the role's group a permission the roles mapping may not have yet (asked for in the roles
-    helper's permissions-wanted list); a permission it has already is left as is."""
-    group = Group.objects.get(name=GROUP_NAMES[role])
-    for permission in permissions:
-        app_label, codename = permission.split(".")
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))

@@ -15,7 +15,7 @@ from dialogs.models import Dialog
 from tests.accounts.personas import PASSWORD, make_persona
 from tests.e2e.conftest import browser  # noqa: F401 (fixture)
 
-from .seed import grant, seed
+from .seed import seed
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
@@ -31,10 +31,7 @@ def shot(page, name: str) -> None:
 def live_bot(live_server, transactional_db):
     bot = Bot.objects.create(name="Banque Demo", account=Account.objects.create(name="Bank"))
     dialogs = seed(bot)
-    sync_role_groups()
-    # Asked of the roles mapping (/tmp/h/permissions-wanted.txt); granted here until it maps them.
-    grant("administrator", "dialogs.view_visitor_id", "dialogs.change_dialog")
-    grant("editor", "dialogs.change_dialog")
+    sync_role_groups()  # the live server's database was flushed: the roles' groups are made again
     return bot, dialogs
 
 
