@@ -164,3 +164,19 @@ def test_the_list_takes_the_same_queries_for_5_or_45_dialogs(client, bot, seeded
     # languages offered, the bots for the bot filter, the count (twice: with and without the filters), the
     # membership and account (the user menu), and the page of rows with everything they show.
     assert many == 13, many
+
+
+def test_real_talks_are_qualified_as_the_visitor_lived_them(client, demo_bot, chatbox):
+    """Dialogs made by the talk pipeline itself (the demo bot), not written by hand."""
+    from tests.conftest import Chatbox
+
+    chatbox.talk("#welcome#")
+    chatbox.talk("Comment faire un virement ?")
+    answered = Dialog.objects.get(uuid=chatbox.context_id)
+    lost = Chatbox(client, chatbox.bot)
+    lost.client_id = "someone-else"
+    lost.talk("Comment faire un virement ?")
+    assert lost.talk("xyzzy plugh frobozz")["typeResponse"] == "GBMisunderstoodQuestion"
+    failed = Dialog.objects.get(uuid=lost.context_id)
+    found = dict(qualification.annotate(Dialog.objects.all()).values_list("pk", "qualification"))
+    assert found == {answered.pk: qualification.DIRECT, failed.pk: qualification.FAILED}
