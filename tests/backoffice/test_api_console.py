@@ -65,6 +65,7 @@ class Console:
         pre = shown.locator("pre.microlight, pre")
         body = pre.first.inner_text() if pre.count() else ""
         assert len(self.sent) > before, "the console sent no servlet request"
+        block.locator(".live-responses-table").scroll_into_view_if_needed()  # the answer, for the screenshot
         return int(status.inner_text()[:3]), body
 
 
