@@ -1,8 +1,7 @@
 """Learning's fixtures: the demo bot with misunderstood inputs seeded by talking to it, and back-office
-users of its account with the permissions of their role."""
+users of its account whose role group gives their permissions."""
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 
 from knowledge.demo.content import BOT_UUID
@@ -40,12 +39,11 @@ def seed_inputs(client=None) -> None:
 
 
 def staff(bot, role: str, codenames: list[str]):
-    """A back-office user of the bot's account with `role`, given the Django permissions of that role on
-    the learning page by hand (the roles' groups are being mapped elsewhere at the same time)."""
+    """A back-office user of the bot's account with `role`: its role group (accounts/roles.py) gives the
+    Django permissions; `codenames` are the learning page's ones the test counts on, checked here."""
     user, _ = make_persona(bot.account, role)
-    user.is_staff = True
-    user.save(update_fields=["is_staff"])
-    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="knowledge", codename__in=codenames))
+    user = type(user).objects.get(pk=user.pk)  # fresh: permissions are cached per instance
+    assert user.is_staff and all(user.has_perm(f"knowledge.{codename}") for codename in codenames), role
     return user
 
 

