@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 # At most this many held-out formulations (one per item in turn): enough to place two thresholds, cheap
 # enough (one evidence computation each, the vectors are stored) to run at every build.
 MAX_PROBES = 240
-# Rounds of held-out formulations (one per item and round), each against an index without them.
+# Rounds of held-out formulations (one per item and round), each against an index without them: another
+# round only while the probes number fewer than ENOUGH_PROBES (each round is one more index to build).
 MAX_ROUNDS = 3
+ENOUGH_PROBES = 60
 # Below this many probes the bot is not calibrated at all (the priors serve as they are).
 MIN_PROBES = 4
 # Weight of the priors, in probes: with PRIOR_PROBES probes the fitted thresholds weigh half.
@@ -57,7 +59,7 @@ class Fitted:
 def rounds_of(m: Matcher, limit: int = MAX_PROBES, max_rounds: int = MAX_ROUNDS, seed: int = 0) -> list[list[int]]:
     """Indexes (in m.entries) of the formulations held out, per round: at most one per item in a round (so
     that each item keeps nearly all its formulations, as the bot has them), only from items that keep two
-    at least, rounds until `limit` probes or `max_rounds`."""
+    at least, rounds until ENOUGH_PROBES probes (`limit` at most) or `max_rounds`."""
     by_item: dict[int, list[int]] = {}
     for i, e in enumerate(m.entries):
         by_item.setdefault(e.item_id, []).append(i)
@@ -77,7 +79,7 @@ def rounds_of(m: Matcher, limit: int = MAX_PROBES, max_rounds: int = MAX_ROUNDS,
             break
         rounds.append(held)
         total += len(held)
-        if total >= limit:
+        if total >= min(limit, ENOUGH_PROBES):
             break
     return rounds
 
