@@ -52,6 +52,8 @@ class AccountScopedAdmin(ScopedChoices, ModelAdmin):
         queryset = super().get_queryset(request)
         if request.user.is_superuser:
             return queryset
+        if account_id_of(request.user) is None:  # staff outside every account: none of the rows
+            return queryset.none()
         return queryset.filter(**{self.account_path: account_id_of(request.user)})
 
 
@@ -143,7 +145,10 @@ class BackOfficeUserAdmin(ScopedChoices, UserAdmin, ModelAdmin):
         queryset = super().get_queryset(request)
         if request.user.is_superuser:
             return queryset
-        return queryset.filter(membership__account_id=account_id_of(request.user), is_superuser=False)
+        account_id = account_id_of(request.user)
+        if account_id is None:
+            return queryset.none()
+        return queryset.filter(membership__account_id=account_id, is_superuser=False)
 
     def get_fieldsets(self, request, obj=None):
         if obj is None or request.user.is_superuser:
@@ -241,7 +246,7 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
         queryset = BotApiAccess.objects.select_related("account")
         if request.user.is_superuser:
             return queryset
-        return queryset.filter(account_id=account_id_of(request.user))
+        return queryset.filter(account_id=account_id_of(request.user)).exclude(account_id=None)
 
     def has_delete_permission(self, request, obj=None):
         return False

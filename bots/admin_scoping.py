@@ -25,6 +25,8 @@ def scoped_choices(user, queryset):
     bots, rows of a bot, accounts and rows of an account; other models are left as they are."""
     if user.is_superuser:
         return queryset
+    if account_id_of(user) is None:  # staff outside every account: nothing to choose from
+        return queryset.none()
     model = queryset.model
     names = {field.name for field in model._meta.get_fields()}
     account_model = Bot._meta.get_field("account").related_model

@@ -92,3 +92,18 @@ def test_a_relation_posted_by_hand_cannot_point_at_another_account_s_bot(client,
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
     assert GlobalSentence.objects.filter(bot=demo_bot).count() == before
+
+
+def test_staff_outside_every_account_see_no_row_even_with_permissions(client, demo_bot):
+    """A staff user made by hand, with permissions but no membership: the pages open, empty."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    Bot.objects.create(name="A bot of no account")
+    loner = get_user_model().objects.create_user("loner", password="pw-for-tests-only", is_staff=True)
+    loner.user_permissions.set(Permission.objects.filter(codename__in=["view_bot", "view_botapiaccess", "view_user"]))
+    client.force_login(loner)
+    for url in ("/admin/bots/bot/", "/admin/accounts/botapiaccess/", "/admin/auth/user/"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.context["cl"].result_count == 0, url
