@@ -54,6 +54,21 @@ def add_formulation(bot, item_id, text, language) -> Formulation:
     return Formulation.objects.create(item=item, language=language, text=text, position=(last or 0) + 1)
 
 
+def answered_by(bot, text: str, language: str, item: KnowledgeItem):
+    """What the bot does with `text` now, in its default space: ("direct", item id) when it answers it
+    directly, else (outcome, the best ranked item id or None). A draft item is tried as qualification mode
+    tries it (it answers once published). Builds the bot's new index now, as its next talk would."""
+    from knowledge.snapshot import snapshot_for
+
+    bot.refresh_from_db(fields=["knowledge_version"])
+    snapshot = snapshot_for(bot)
+    language = snapshot.language(language)
+    allowed = snapshot.allowed_items(language, snapshot.default_space_id, item.status != KnowledgeItem.Status.PUBLISHED)
+    result = snapshot.matcher(language).match(text, allowed=allowed)
+    best = result.candidates[0].item_id if result.candidates else (result.ranked[0].item_id if result.ranked else None)
+    return result.outcome, best
+
+
 def new_item(bot, text, language) -> KnowledgeItem:
     """A draft question item whose label and first formulation are `text`: an editor writes its answer."""
     text, language = _text(text), _language(bot, language)

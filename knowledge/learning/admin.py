@@ -128,16 +128,7 @@ class MisunderstoodInputAdmin(BotScopedAdmin):
                 formulation = actions.add_formulation(
                     bot, data.get("add_to") or data.get("other_item"), data.get("text"), data.get("language")
                 )
-                change = reverse("admin:knowledge_knowledgeitem_change", args=[formulation.item_id])
-                messages.success(
-                    request,
-                    format_html(
-                        _('“{}” is now a formulation of <a href="{}">{}</a>: the bot answers it with that item.'),
-                        formulation.text,
-                        change,
-                        formulation.item,
-                    ),
-                )
+                _say_what_the_bot_does(request, bot, formulation)
             elif action == "new_item":
                 if not (user.has_perm("knowledge.add_knowledgeitem") and user.has_perm("knowledge.add_formulation")):
                     raise PermissionDenied
@@ -168,6 +159,33 @@ class MisunderstoodInputAdmin(BotScopedAdmin):
         except actions.LearningError as error:
             messages.error(request, str(error))
         return HttpResponseRedirect(back)
+
+
+def _say_what_the_bot_does(request, bot, formulation) -> None:
+    """After a formulation is added: whether the bot now answers the input with its item (checked on the
+    bot's new index), or what it still does with it."""
+    item = formulation.item
+    added = format_html(
+        _('“{}” is now a formulation of <a href="{}">{}</a>'),
+        formulation.text,
+        reverse("admin:knowledge_knowledgeitem_change", args=[item.pk]),
+        item,
+    )
+    outcome, best = actions.answered_by(bot, formulation.text, formulation.language, item)
+    if outcome == "direct" and best == item.pk:
+        if item.status == KnowledgeItem.Status.PUBLISHED:
+            messages.success(request, format_html("{}: {}", added, _("the bot now answers it with this item.")))
+        else:
+            messages.success(request, format_html("{}: {}", added, _("the bot will answer it once it is published.")))
+        return
+    other = KnowledgeItem.objects.filter(pk=best, bot=bot).first() if best else None
+    if outcome == "direct" and other:
+        still = _("the bot still answers it with “%(item)s”: make this item's formulations closer.") % {"item": other}
+    elif outcome == "reword":
+        still = _("the bot offers rewordings for it: make this item's formulations closer.")
+    else:
+        still = _("the bot still does not understand it.")
+    messages.warning(request, format_html("{}, {} {}", added, _("but"), still))
 
 
 @admin.register(IgnoredGroup)

@@ -77,7 +77,7 @@ def test_an_editor_turns_a_misunderstood_question_into_a_formulation_and_ignores
     insurance.get_by_test_id("text").fill("assurance vie")
     insurance.locator("input[name=other_item]").fill(str(savings.pk))
     insurance.get_by_test_id("add-to-other").click()
-    expect(page.locator("body")).to_contain_text("is now a formulation of")
+    expect(page.locator("body")).to_contain_text("the bot now answers it with this item")
     shot(page, "20-formulation-added")
     assert savings.formulations.filter(language="fr", text="assurance vie").exists()
     answer = talk_once(BOT_UUID, "assurance vie")

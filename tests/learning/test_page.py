@@ -68,7 +68,7 @@ def test_a_formulation_added_from_the_page_makes_the_bot_answer(seeded, client):
 
     response = client.post(act_url(seeded), {"add_to": savings.pk, "text": "assurance vie", "language": "fr"})
     assert response.status_code == 302
-    assert any("is now a formulation of" in m for m in messages_of(response))
+    assert any("the bot now answers it with this item" in m for m in messages_of(response)), messages_of(response)
     assert Formulation.objects.filter(item=savings, language="fr", text="assurance vie").count() == 1
 
     answer = talk_once(BOT_UUID, "assurance vie")
@@ -207,3 +207,12 @@ def test_the_page_costs_the_same_statements_whatever_the_number_of_groups(seeded
         assert client.get(PAGE).status_code == 200
     assert len(page.build(seeded).groups) >= 14
     assert len(many.captured_queries) == len(few.captured_queries) <= 20
+
+
+def test_a_formulation_added_to_a_draft_is_answered_once_published(seeded, client):
+    client.force_login(staff(seeded, "editor", EDITOR))
+    draft = KnowledgeItem.objects.get(bot=seeded, label="Draft: new premium card")
+    response = client.post(act_url(seeded), {"add_to": draft.pk, "text": "bitcoin", "language": "fr"})
+    assert any("the bot will answer it once it is published" in m for m in messages_of(response)), messages_of(response)
+    assert talk_once(BOT_UUID, "bitcoin")["typeResponse"] != "DMUnderstoodQuestion"  # a draft: not yet
+    assert talk_once(BOT_UUID, "bitcoin", qualificationMode="true")["knowledgeId"] == draft.pk
