@@ -1,14 +1,32 @@
 """A dialog's qualification, computed in the database for a whole page of dialogs: only direct answers,
 answered after misunderstandings, or ended misunderstood (product-behaviour.md §2.2, §4.1). A dialog with no
-question of the visitor's, or one that went to live chat, has none."""
+question of the visitor's, or one that went to live chat, has none.
 
-from django.db.models import BooleanField, Case, Exists, ExpressionWrapper, OuterRef, Q, Subquery, Value, When
+One correlated subquery per dialog reads its interactions once (a grouped scan on the dialog's index) and
+returns the qualification itself, so filtering on it does not repeat the work. A dialog's interactions are
+stored in the order they happen: the latest answer is the one with the highest id."""
+
+from django.db.models import (
+    BooleanField,
+    Case,
+    CharField,
+    Count,
+    ExpressionWrapper,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
-from ..bulk.selection import went_to_livechat
+from ..bulk.selection import HANDOVER_TYPES, went_to_livechat
 from ..clicks import NOT_COUNTED
 from ..engine import TypeResponse
-from ..models import Interaction
+from ..models import Dialog, Interaction
 
 DIRECT = "direct"
 RECOVERED = "recovered"
@@ -35,29 +53,45 @@ def answered_turn() -> Q:
     return Q(type_response__startswith="DM") & ~Q(type_response__startswith="DMLiveChat")
 
 
-def questions():
-    """The dialog's interactions that answer a visitor's question (for OuterRef("pk"), a dialog)."""
-    return (
-        Interaction.objects.filter(dialog=OuterRef("pk"), human=False)
-        .exclude(user_input__in=NOT_ASKED_INPUTS)
-        .exclude(type_response__in=NOT_ASKED_TYPES)
+def question() -> Q:
+    """An interaction that answers a question of the visitor's (not an opening, a push or an operator)."""
+    return Q(human=False) & ~Q(user_input__in=NOT_ASKED_INPUTS) & ~Q(type_response__in=NOT_ASKED_TYPES)
+
+
+def qualification_of_dialog():
+    """The qualification of the dialog OuterRef("pk") from its interactions; NULL when it has none."""
+    telling = question() & (answered_turn() | failed_turn())
+    grouped = (
+        Interaction.objects.filter(dialog=OuterRef("pk"))
+        .order_by()
+        .values("dialog")
+        .annotate(
+            handed=Count("id", filter=Q(human=True) | Q(type_response__in=HANDOVER_TYPES)),
+            last_telling=Max("id", filter=telling),
+            last_missed=Max("id", filter=question() & failed_turn()),
+        )
+        .annotate(
+            qualification=Case(
+                When(handed__gt=0, then=Value(NONE)),
+                When(last_telling__isnull=True, then=Value(NONE)),
+                When(last_missed__isnull=True, then=Value(DIRECT)),
+                When(last_missed=F("last_telling"), then=Value(FAILED)),
+                default=Value(RECOVERED),
+                output_field=CharField(),
+            )
+        )
+        .values("qualification")
     )
+    return Subquery(grouped, output_field=CharField())
 
 
 def annotate(dialogs):
     """The dialogs with `qualification` (DIRECT, RECOVERED, FAILED or NONE) and `went_livechat`."""
-    telling = questions().filter(answered_turn() | failed_turn())
-    last = telling.order_by("-created_at", "-id").values("type_response")[:1]
     return dialogs.annotate(
         went_livechat=ExpressionWrapper(went_to_livechat(), output_field=BooleanField()),
-        missed_once=Exists(questions().filter(failed_turn())),
-        last_type=Subquery(last),
-    ).annotate(
         qualification=Case(
-            When(went_livechat=True, then=Value(NONE)),
-            When(last_type__isnull=True, then=Value(NONE)),
-            When(missed_once=False, then=Value(DIRECT)),
-            When(Q(last_type__startswith="RW") | Q(last_type__in=MISUNDERSTOOD), then=Value(FAILED)),
-            default=Value(RECOVERED),
-        )
+            When(livechat__in=[Dialog.Livechat.QUEUED, Dialog.Livechat.OPERATOR], then=Value(NONE)),
+            default=Coalesce(qualification_of_dialog(), Value(NONE)),
+            output_field=CharField(),
+        ),
     )
