@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ORDER_VAR
 from django.db import models, transaction
-from django.db.models import Case, Count, IntegerField, Value, When
+from django.db.models import Case, Count, IntegerField, OuterRef, Subquery, Value, When
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
@@ -319,10 +319,14 @@ class KnowledgeItemAdmin(BotScopedAdmin):
                 ),
             )
 
+    def get_queryset(self, request):
+        # The list's question column in the same query (one query per row before).
+        first = Formulation.objects.filter(item=OuterRef("pk")).order_by("position", "id").values("text")[:1]
+        return super().get_queryset(request).annotate(first_question=Subquery(first))
+
     @admin.display(description=_("Question"))
     def question(self, item):
-        first = item.formulations.first()
-        return first.text if first else "—"
+        return getattr(item, "first_question", None) or "—"
 
     @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, item):

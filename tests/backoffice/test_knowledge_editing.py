@@ -320,3 +320,13 @@ def test_json_fields_are_pretty_and_checked(client, demo_bot):
     assert "null" not in [value for key, value in fields.items() if key.endswith("-sidebar")]
     response = client.post(url, {**fields, "branches-0-conditions": '[{"variable": "age",}]'})
     assert "Not valid JSON: check the quotes, commas and brackets." in response.content.decode()
+
+
+def test_the_list_reads_a_page_in_a_fixed_number_of_queries(client, demo_bot, django_assert_max_num_queries):
+    login(client, demo_bot, "editor")
+    client.get("/admin/knowledge/knowledgeitem/")  # sessions, permissions and caches warmed
+    assert KnowledgeItem.objects.filter(bot=demo_bot).count() > 40
+    # Each row's question, tag and bot come with the page, not one query per row.
+    with django_assert_max_num_queries(20):
+        response = client.get("/admin/knowledge/knowledgeitem/")
+    assert "Quels sont vos horaires d&#x27;ouverture ?" in response.content.decode()

@@ -134,19 +134,33 @@ def runner_up_id(page) -> int:
 
 def test_bulk_status_change_from_the_list(editor_page, live_server, demo_bot_live):  # noqa: F811
     page = editor_page
-    page.goto(f"{live_server.url}/admin/knowledge/knowledgeitem/?status__exact=draft")
+    base = f"{live_server.url}/admin/knowledge/knowledgeitem/"
     drafts = list(KnowledgeItem.objects.filter(bot=demo_bot_live, status="draft"))
-    assert drafts
+    cards = KnowledgeItem.objects.filter(bot=demo_bot_live, tag__name="Cartes", status="published")
+    # Three published card items back to draft, picked in the list filtered by tag.
+    page.goto(f"{base}?tag__id__exact={cards[0].tag_id}&status__exact=published")
+    boxes = page.locator("#result_list tbody input.action-select")
+    expect(boxes).to_have_count(cards.count())
+    picked = [int(boxes.nth(i).get_attribute("value")) for i in range(3)]
+    for i in range(3):
+        boxes.nth(i).check()
+    page.select_option("select[name=action]", "back_to_draft")
+    page.click("button[name=index]")
+    expect(page.locator("body")).to_contain_text("3 items back to draft: only the test bot uses them.")
+    assert set(KnowledgeItem.objects.filter(pk__in=picked).values_list("status", flat=True)) == {"draft"}
+
+    page.goto(f"{base}?status__exact=draft")
     rows = page.locator("#result_list tbody tr")
-    expect(rows).to_have_count(len(drafts))
+    expect(rows).to_have_count(len(drafts) + 3)
+    expect(page.locator("#result_list [data-status=draft]")).to_have_count(len(drafts) + 3)
     shot(page, "05-list-drafts")
     page.locator("#action-toggle").check()
     page.select_option("select[name=action]", "publish")
     page.click("button[name=index]")
-    expect(page.locator("body")).to_contain_text(f"{len(drafts)} item")
-    expect(page.locator("body")).to_contain_text("published: the chat answers with")
+    expect(page.locator("body")).to_contain_text(f"{len(drafts) + 3} items published: the chat answers with them now.")
     assert not KnowledgeItem.objects.filter(bot=demo_bot_live, status="draft").exists()
-    shot(page, "06-list-published")
+    page.goto(base)
+    shot(page, "06-list-all-published")
 
     # One by one: the item's own status, back to draft.
     item = drafts[0]
