@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
 from unfold.admin import TabularInline
+from unfold.widgets import UnfoldAdminSelect2Widget
 
 from knowledge.backoffice.languages import language_label
 from knowledge.backoffice.testbot import box_view
@@ -11,6 +12,7 @@ from knowledge.backoffice.testbot import box_view
 from .admin_scoping import BotScopedAdmin
 from .logs.backoffice import ServerErrorAdmin
 from .models import Bot, BotLanguage, ServerError, Space
+from .time_zones import time_zone_choices
 
 
 class BotLanguageInline(TabularInline):
@@ -34,7 +36,7 @@ class BotAdmin(BotScopedAdmin):
     readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access", "learning"]
     fieldsets = [
         (None, {"fields": ["name", "uuid", "account", "api_access", "learning"]}),
-        ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood"]}),
+        ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood", "time_zone"]}),
         ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
     ]
     inlines = [BotLanguageInline, SpaceInline]
@@ -45,6 +47,11 @@ class BotAdmin(BotScopedAdmin):
         bot = self.get_object(request, object_id)
         languages = [(code, language_label(code)) for code in bot.language_codes()] if bot else []
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), "test_languages": languages})
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "time_zone":  # an IANA zone picked from a searchable list (bots/time_zones.py)
+            kwargs["widget"] = UnfoldAdminSelect2Widget(choices=time_zone_choices())
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     def get_urls(self):
         box = path("<int:object_id>/test/", self.admin_site.admin_view(box_view(self)), name="bots_bot_test")

@@ -63,3 +63,9 @@ def test_a_time_zone_name_is_checked():
     with pytest.raises(ValidationError, match="not a time zone name"):
         Bot(name="Mars bot", time_zone="Mars/Olympus_Mons").full_clean()
     Bot(name="Paris bot", time_zone="Europe/Paris").full_clean()
+
+
+def test_the_bot_page_offers_the_time_zones(client, administrator):
+    page = client.get(f"/admin/bots/bot/{administrator.pk}/change/").content.decode()
+    assert '<option value="Europe/Paris" selected>' in page
+    assert '<option value="America/New_York">' in page
