@@ -96,6 +96,12 @@ def test_an_administrator_sees_every_area_of_their_account(page, live_server, ot
     expect(page.locator("#result_list")).to_contain_text("administrator-persona")
     expect(page.locator("#result_list")).not_to_contain_text("admin@example.org")  # a superuser: not theirs
     shot(page, "11-administrator-users")
+    # The bot's settings are the administrator's: its time zone among them.
+    demo = Bot.objects.get(account__name="Demo")
+    page.goto(f"{live_server.url}/admin/bots/bot/{demo.pk}/change/")
+    expect(page.locator("#id_time_zone")).to_have_value("UTC")
+    page.locator("#id_time_zone").scroll_into_view_if_needed()
+    shot(page, "12-administrator-bot-time-zone")
     expect_forbidden(page, live_server.url + "/admin/auth/group/")
     expect_not_shown(page, live_server, other_bot)
 
