@@ -25,6 +25,8 @@ Role matrix (a user acts only on the bots of their own account):
     livechat.supervise         x                                  set other operators' availability
 
 Django superusers are the platform's operators: they may do everything on every account.
+The back office (Django's admin) asks Django's permissions instead: accounts/roles.py gives each role a
+group holding the model permissions of its row of this table.
 """
 
 import base64
