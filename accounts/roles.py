@@ -2,7 +2,7 @@
 permissions of its row of the rights table, and a membership keeps its user in its role's group and staff.
 
 The rights table (accounts.permissions.ROLE_ACTIONS, README "Roles") says which actions a role has; here
-each action becomes the model permissions it needs in the back office. The back office adds three rows
+each action becomes the model permissions it needs in the back office. The back office adds four rows
 the servlet API has no call for:
 
     action             administrator  editor  operator  reader
