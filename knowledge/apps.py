@@ -17,3 +17,5 @@ class KnowledgeConfig(AppConfig):
 
         # The server status: the matcher is part of the dialog engine's check.
         checks.register("dialog", status.matcher)
+        # ... and so are the vector jobs in progress and the matching indexes' memory (knowledge/vectors/).
+        checks.register("dialog", status.vectors, needs=["database"])

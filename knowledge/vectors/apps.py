@@ -8,10 +8,3 @@ class VectorsConfig(AppConfig):
     label = "knowledge_vectors"
     verbose_name = "Formulation vectors"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self):
-        from bots.status import checks
-        from knowledge import status
-
-        # The server status: vector jobs in progress and the indexes' memory, in the dialog engine's entry.
-        checks.register("dialog", status.vectors, needs=["database"])

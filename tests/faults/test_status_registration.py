@@ -24,7 +24,7 @@ EXPECTED_CHECKS = {
     },
     "accounts": {("website", "website")},
     "dialogs": {("dialog", "dialog_store"), ("slogger", "slogger"), ("analytic", "analytic")},
-    "knowledge": {("dialog", "matcher")},
+    "knowledge": {("dialog", "matcher"), ("dialog", "vectors")},
     "preferences": {("sso", "sso")},
     "livechat": {("livechat", "transport"), ("livechat", "queue")},
 }
