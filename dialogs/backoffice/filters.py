@@ -24,6 +24,7 @@ class StartedBetween(RangeDateTimeFilter):
 
     def __init__(self, field, request, params, model, model_admin, field_path):
         super().__init__(field, request, params, model, model_admin, field_path)
+        self.title = _("start, between")
         for end, default in (("from", "00:00"), ("to", "23:59:59")):
             day = self.used_parameters.get(f"{self.parameter_name}_{end}_0")
             if day and not self.used_parameters.get(f"{self.parameter_name}_{end}_1"):

@@ -51,6 +51,7 @@ class Bubble:
     feedback_reason: str = ""
     feedback_comment: str = ""
     upload: dict | None = None
+    survey: list[tuple[str, str]] = field(default_factory=list)  # a survey's answers: (field, value)
 
 
 def bubbles(dialog: Dialog) -> list[Bubble]:
@@ -66,7 +67,22 @@ def bubbles(dialog: Dialog) -> list[Bubble]:
         answer = _answer_bubble(row, items, clicked.get(index), reasons)
         if answer is not None:
             result.append(answer)
-    return result
+    surveys = _survey_bubbles(dialog)
+    # Surveys are sent between two talks: they take their place in time (the sort keeps equal times' order).
+    return sorted(result + surveys, key=lambda bubble: bubble.at) if surveys else result
+
+
+def _survey_bubbles(dialog: Dialog) -> list[Bubble]:
+    answers = dialog.survey_answers.select_related("survey").prefetch_related("values").order_by("created_at")
+    return [
+        Bubble(
+            "visitor",
+            answer.created_at,
+            text=str(words.SURVEY_SENT) % {"title": answer.survey.title},
+            survey=[(value.label, value.value) for value in answer.values.all()],
+        )
+        for answer in answers
+    ]
 
 
 def variables(dialog: Dialog) -> list[tuple[str, str]]:

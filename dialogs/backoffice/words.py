@@ -53,6 +53,7 @@ SPECIAL_INPUTS = {
     LEAVE_QUEUE_INPUT: _("Left the live-chat queue"),
 }
 WELCOME = _("Welcome message")
+SURVEY_SENT = _("Answered the survey “%(title)s”")
 FEEDBACK = {
     "positive": _("Useful"),
     "negative": _("Not useful"),

@@ -144,3 +144,20 @@ def test_times_are_in_the_bots_time_zone(client, bot, seeded, as_role):
     page = page_of(client, seeded["direct"])
     assert re.search(r"Visitor\s+· 10:01:00", page) and "2026-03-02 10:00" in page
     assert "2026-03-02 10:00" in client.get("/admin/dialogs/dialog/").content.decode()
+
+
+def test_a_survey_the_visitor_sent_is_in_the_transcript(client, seeded, as_role):
+    from datetime import timedelta
+
+    from dialogs.surveys.models import Survey, SurveyAnswer, SurveyAnswerValue
+
+    failed = seeded["failed"]
+    survey = Survey.objects.create(bot=failed.bot, name="Satisfaction", title="Votre avis", language="fr")
+    answer = SurveyAnswer.objects.create(
+        survey=survey, dialog=failed, created_at=failed.first_activity + timedelta(seconds=30)
+    )
+    SurveyAnswerValue.objects.create(answer=answer, label="Note", value="2 sur 5")
+    as_role("reader")
+    page = page_of(client, failed)
+    assert sides(page) == ["visitor", "bot", "visitor", "visitor", "bot"]  # sent between the two talks
+    assert "Answered the survey “Votre avis”" in page and "<dt>Note</dt><dd>2 sur 5</dd>" in page
