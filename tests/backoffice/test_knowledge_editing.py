@@ -274,7 +274,7 @@ def test_the_test_box_talks_in_qualification_mode_and_explains(client, demo_bot)
     assert dialog.qualification_mode
     assert not dialog.interactions.filter(counted=True).exists()
 
-    # The same dialog goes on; an input it does not know is misunderstood, the nearest items still listed.
+    # The same dialog goes on; an input it does not know is misunderstood.
     again = client.post(url, {"userInput": "zzz qwerty blorp", "language": "fr", "contextId": body["contextId"]}).json()
     assert again["contextId"] == body["contextId"]
     assert again["outcome"] == "misunderstood" and again["item"] is None
