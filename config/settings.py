@@ -268,6 +268,12 @@ UNFOLD = {
                 "title": _("Learning"),
                 "items": [
                     {
+                        "title": _("Dialogs"),
+                        "icon": "forum",
+                        "link": "/admin/dialogs/dialog/",
+                        "permission": "dialogs.backoffice.admin.may_view",  # dialogs/backoffice/admin.py
+                    },
+                    {
                         "title": _("Misunderstood questions"),
                         "icon": "psychology_alt",
                         "link": "/admin/knowledge/misunderstoodinput/",
@@ -278,6 +284,17 @@ UNFOLD = {
                         "icon": "visibility_off",
                         "link": "/admin/knowledge/ignoredgroup/",
                         "permission": "knowledge.learning.admin.may_view_ignored",
+                    },
+                ],
+            },
+            {
+                "title": _("Data protection"),
+                "items": [
+                    {
+                        "title": _("GDPR requests"),
+                        "icon": "policy",
+                        "link": "/admin/dialogs/gdprrequest/",
+                        "permission": "dialogs.gdpr.admin.may_view",  # dialogs/gdpr/admin.py
                     },
                 ],
             },

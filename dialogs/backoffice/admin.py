@@ -52,6 +52,11 @@ class Heading:
         return self.title
 
 
+def may_view(request) -> bool:
+    """The sidebar's Dialogs entry (settings.UNFOLD): for those who may read dialogs."""
+    return request.user.has_perm("dialogs.view_dialog")
+
+
 def _count(**conditions):
     """Interactions of the dialog, counted in a subquery (no GROUP BY over the dialogs' columns)."""
     counted = (

@@ -31,6 +31,11 @@ STATUS_STYLES = {
 }
 
 
+def may_view(request) -> bool:
+    """The sidebar's GDPR entry (settings.UNFOLD): for those who may see visitors' ids and the requests."""
+    return may_see_visitor(request) and request.user.has_perm("dialogs.view_gdprrequest")
+
+
 class GdprRequestAdmin(BotScopedAdmin):
     list_display = ["received", "kind", "address", "visitor", "sent_from", "status_label", "last_action", "bot"]
     list_display_links = ["received"]

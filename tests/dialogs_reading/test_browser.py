@@ -65,7 +65,10 @@ def filters(page):
 def test_an_administrator_reads_filters_and_marks_dialogs(page, live_server, live_bot):
     bot, dialogs = live_bot
     admin = log_in(page, live_server, bot, "administrator")
-    page.goto(live_server.url + "/admin/dialogs/dialog/")
+    # The sidebar leads to the dialogs page (and, for administrators, to the GDPR requests).
+    expect(page.get_by_role("link", name="policy GDPR requests")).to_be_visible()
+    page.get_by_role("link", name="forum Dialogs").click()  # the sidebar entry (its icon, then its name)
+    expect(page).to_have_url(live_server.url + "/admin/dialogs/dialog/")
     rows = page.locator("#result_list tbody tr")
     expect(rows).to_have_count(5)
     expect(page.locator("#result_list")).to_contain_text("visitor-recovered-91")
@@ -121,7 +124,9 @@ def test_an_administrator_reads_filters_and_marks_dialogs(page, live_server, liv
 def test_a_reader_reads_without_the_visitors_id(page, live_server, live_bot):
     bot, dialogs = live_bot
     log_in(page, live_server, bot, "reader")
-    page.goto(live_server.url + "/admin/dialogs/dialog/")
+    expect(page.get_by_role("link", name="policy GDPR requests")).to_have_count(0)
+    page.get_by_role("link", name="forum Dialogs").click()  # the sidebar entry (its icon, then its name)
+    expect(page).to_have_url(live_server.url + "/admin/dialogs/dialog/")
     expect(page.locator("#result_list tbody tr")).to_have_count(5)
     expect(page.locator("#result_list")).not_to_contain_text("visitor-")
     shot(page, "07-dialogs-list-reader")
