@@ -469,7 +469,7 @@ class MatchingGroupAdmin(BotScopedAdmin):
     list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "category"]
     search_fields = ["name", "members"]
     readonly_fields = ["uuid"]
-    fields = [("bot", "name", "category"), "members", "uuid"]
+    fields = [("name", "category"), "bot", "members", "uuid"]
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name == "members":

@@ -12,8 +12,9 @@ from django.db.models import Count
 from playwright.sync_api import expect
 
 from dialogs.models import Dialog
-from knowledge.models import Answer, Formulation, KnowledgeItem
+from knowledge.models import Answer, Formulation, KnowledgeItem, MatchingGroup, Tag
 from tests.accounts.personas import PASSWORD, make_persona
+from tests.backoffice.test_knowledge_editing import png
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
@@ -242,3 +243,42 @@ def test_the_biggest_item_page_is_much_shorter(editor_page, live_server, demo_bo
         shot(page, f"11-biggest-item-{tab}", full_page=True)
     print(f"tallest tab of that item: {tallest} px")
     assert tallest < HEIGHT_BEFORE / 2
+
+
+def test_tags_groups_sentences_and_gallery_pages(editor_page, live_server, demo_bot_live):  # noqa: F811
+    page = editor_page
+    cards = Tag.objects.get(bot=demo_bot_live, name="Cartes")
+    Tag.objects.create(bot=demo_bot_live, name="Opposition", parent=cards)
+    page.goto(f"{live_server.url}/admin/knowledge/tag/")
+    names = page.locator("#result_list tbody [data-depth]")
+    texts = names.all_inner_texts()
+    assert texts.index("└ Opposition") == texts.index("Cartes") + 1  # the child right under its parent
+    shot(page, "12-tag-tree")
+
+    group = MatchingGroup.objects.filter(bot=demo_bot_live).first()
+    page.goto(f"{live_server.url}/admin/knowledge/matchinggroup/{group.pk}/change/")
+    members = page.locator("#id_members")
+    expect(members).to_have_value("\n".join(group.members))
+    members.fill("\n".join([*group.members, "nouveau membre"]))
+    page.click("[name=_continue]")
+    expect(page.locator("body")).to_contain_text("was changed successfully")
+    group.refresh_from_db()
+    assert group.members[-1] == "nouveau membre"
+    shot(page, "13-matching-group")
+
+    page.goto(f"{live_server.url}/admin/knowledge/globalsentence/add/")
+    assert page.locator("#id_language option").all_inner_texts() == ["---------", "French (fr)", "English (en)"]
+    shot(page, "14-global-sentence")
+
+    page.goto(f"{live_server.url}/admin/knowledge/galleryimage/add/")
+    page.select_option("#id_bot", str(demo_bot_live.pk))
+    page.set_input_files("#id_upload", files=[{"name": "agence.png", "mimeType": "image/png", "buffer": png(64, 40)}])
+    page.click("[name=_continue]")
+    expect(page.locator("body")).to_contain_text("was added successfully")
+    expect(page.locator("img[src^='data:image/png;base64,']")).to_be_visible()
+    shot(page, "15-gallery-image")
+    page.goto(f"{live_server.url}/admin/knowledge/galleryimage/")
+    thumbnail = page.locator("#result_list img").first
+    expect(thumbnail).to_be_visible()
+    assert thumbnail.evaluate("img => img.complete && img.naturalWidth") == 64  # served and decoded
+    shot(page, "16-gallery-list")
