@@ -23,6 +23,9 @@ can be tried live: open it, **Try it out**, then **Execute**. Bot fields are fil
 botUUID (`{DEMO_BOT_UUID}`, seeded by `make run`); each bot's botUUID is on the back office's
 API access page.
 
+[Back office](/admin/) · [Get a token](/servlet/authentication.html) · [Demo chat](/demo/) ·
+[Schema (OpenAPI 3)](/servlet/api/schema/)
+
 ### Authenticate
 
 Calls with a padlock need credentials; the others (chat, server status) answer anyone.
