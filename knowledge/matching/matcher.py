@@ -68,6 +68,14 @@ class MatcherConfig:
     def mode(self) -> str:
         return "embeddings" if self.use_embeddings else "lexical"
 
+    @property
+    def calibrates(self) -> bool:
+        """Whether the per-bot calibration runs. Lexical-only keeps the priors: fitted on held-out formulations
+        its thresholds rejected out-of-scope questions but also 12-43 % of answerable ones on the development
+        sets (bench/MATCHING.md), and the demo bot lost the rewordings of « carte » and answered its own
+        formulation « J'ai perdu ma carte » with a rewording."""
+        return self.calibrate and self.use_embeddings
+
     def fusion(self, regime: str, layout: str) -> Fusion:
         base = FUSION[(self.mode, regime, layout)]
         return Fusion(
@@ -172,7 +180,7 @@ class Matcher:
                         # The LDA serves while the regression trains in the background, or for good when too costly.
                         m.classifier = lda
                 m._refine(labels, len(item_ids), cost)
-        if config.calibrate and len(item_ids) > 1:
+        if config.calibrates and len(item_ids) > 1:
             m._calibrate(groups)
         if m._trainer is None:
             m.ready.set()
@@ -227,7 +235,7 @@ class Matcher:
                 # One attribute assignment: a concurrent match() sees either classifier, never half of one.
                 self.classifier = SoftmaxRegression(self.vectors, labels, n_items, column_scale=self.column_scale())
             finally:
-                if not (cfg.calibrate and n_items > 1):  # else the calibration, which follows, sets it
+                if not (cfg.calibrates and n_items > 1):  # else the calibration, which follows, sets it
                     self.ready.set()
 
         if cost <= cfg.sync_training_cost:

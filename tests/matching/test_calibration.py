@@ -7,7 +7,8 @@ from calibration_bots import DUTCH, FRENCH, entries
 from knowledge.matching import Matcher, MatcherConfig, calibration
 from knowledge.matching.decide import CALIBRATION, TUNED
 
-CONFIGS = [pytest.param(False, id="lexical"), pytest.param(True, id="default")]
+# Lexical-only keeps the priors (MatcherConfig.calibrates): see test_lexical_only_keeps_the_priors.
+CONFIGS = [pytest.param(True, id="default")]
 BOTS = [pytest.param("fr", FRENCH, id="french"), pytest.param("nl", DUTCH, id="dutch")]
 
 
@@ -87,3 +88,13 @@ def test_a_large_bot_is_calibrated_in_the_background_and_answers_meanwhile(use_e
     assert m.calibrated is not None and m.thresholds == m.calibrated.thresholds
     same = _build("nl", DUTCH, use_embeddings)
     assert m.calibrated == same.calibrated  # the same fit as inside the build
+
+
+@pytest.mark.parametrize("language, bot", BOTS)
+def test_lexical_only_keeps_the_priors(language, bot):
+    m = _build(language, bot, False)
+    assert m.calibrated is None and m.ready.is_set()
+    assert (m.calibration, m.thresholds) == (CALIBRATION["lexical"], TUNED["lexical"])
+    for item, texts in bot.items():
+        res = m.match(texts[0])
+        assert res.outcome == "direct" and res.best.item_id == item, texts[0]
