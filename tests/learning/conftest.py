@@ -18,7 +18,7 @@ LIFE_INSURANCE = [
 ]
 BITCOIN = ["bitcoin", "bitcoin", "bitcoins"]
 # The bot offers a rewording for this one.
-REWORDED = "Puis-je acheter des bitcoins ?"
+REWORDED = "je veux acheter de la crypto"
 UNDERSTOOD = "Quels sont vos horaires d'ouverture ?"
 
 EDITOR = ["view_misunderstoodinput", "view_ignoredgroup", "add_ignoredgroup", "delete_ignoredgroup"]
