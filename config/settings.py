@@ -230,6 +230,17 @@ REST_FRAMEWORK = {
 LOGIN_URL = "/admin/login/"
 LOGIN_REDIRECT_URL = "/admin/"
 
+
+def _sidebar_entry(title, icon: str, app: str, model: str) -> dict:
+    """A sidebar link to a model's list, shown to those allowed to view it (their role's group gives it)."""
+    return {
+        "title": title,
+        "icon": icon,
+        "link": f"/admin/{app}/{model}/",
+        "permission": lambda request: request.user.has_perm(f"{app}.view_{model}"),
+    }
+
+
 # The back office (django-unfold): its name, and the live-chat console in the sidebar for those who operate.
 UNFOLD = {
     "SITE_TITLE": _("Back office"),
@@ -242,6 +253,25 @@ UNFOLD = {
         "show_search": True,
         "show_all_applications": True,
         "navigation": [
+            {
+                "title": _("Knowledge"),
+                "items": [
+                    _sidebar_entry(_("Knowledge items"), "quiz", "knowledge", "knowledgeitem"),
+                    _sidebar_entry(_("Tags"), "label", "knowledge", "tag"),
+                    _sidebar_entry(_("Matching groups"), "join", "knowledge", "matchinggroup"),
+                    _sidebar_entry(_("Global sentences"), "chat", "knowledge", "globalsentence"),
+                    _sidebar_entry(_("Gallery"), "image", "knowledge", "galleryimage"),
+                    _sidebar_entry(_("Surveys"), "ballot", "dialogs", "survey"),
+                ],
+            },
+            {
+                "title": _("Bots"),
+                "items": [
+                    _sidebar_entry(_("Bots"), "smart_toy", "bots", "bot"),
+                    _sidebar_entry(_("Bot preferences"), "tune", "preferences", "botpreference"),
+                    _sidebar_entry(_("API access"), "key", "accounts", "botapiaccess"),
+                ],
+            },
             {
                 "title": _("Live chat"),
                 "items": [
