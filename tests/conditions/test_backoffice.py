@@ -71,7 +71,9 @@ def test_an_editor_adds_a_branch_and_the_chat_answers_with_it(browser, live_serv
         page.click("[name=_save]")
         expect(page.locator(".errorlist").first).to_contain_text("Operator must be one of: defined, is")
         shot(page, "02-unknown-operator-refused")
-        page.locator("#id_branches-4-conditions").screenshot(path=str(SHOTS / "02b-unknown-operator-refused-branch.png"))
+        page.locator("#id_branches-4-conditions").screenshot(
+            path=str(SHOTS / "02b-unknown-operator-refused-branch.png")
+        )
         assert not AnswerBranch.objects.filter(text=SENIOR).exists()
 
         page.fill("#id_branches-4-conditions", '[{"variable": "age", "operator": "greater", "value": "60"}]')
