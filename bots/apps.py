@@ -1,11 +1,12 @@
 """The bots app: bots, their languages and consultation spaces, and the servlet conventions."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class BotsConfig(AppConfig):
     name = "bots"
-    verbose_name = "Bots"
+    verbose_name = _("Bots")
 
     def ready(self):
         from django.core.signals import got_request_exception

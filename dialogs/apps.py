@@ -1,11 +1,12 @@
 """The dialogs app: dialogs (contexts), interactions, feedback, and the chat servlet group."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DialogsConfig(AppConfig):
     name = "dialogs"
-    verbose_name = "Dialogs"
+    verbose_name = _("Dialogs")
 
     def ready(self):
         from bots.status import checks, volumes

@@ -61,6 +61,8 @@ class Dialog(models.Model):
 
     class Meta:
         ordering = ["-last_activity"]
+        verbose_name = _("dialog")
+        verbose_name_plural = _("dialogs")
         # The visitor's id (clientId) is personal data, shown to administrators only (product-behaviour.md §4.1).
         permissions = [("view_visitor_id", _("Can see the visitor's id (clientId) and GDPR requests"))]
         indexes = [
@@ -115,6 +117,8 @@ class Interaction(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+        verbose_name = _("interaction")
+        verbose_name_plural = _("interactions")
         indexes = [
             models.Index(fields=["dialog", "created_at"]),
             models.Index(fields=["bot", "counted", "created_at"]),
@@ -160,6 +164,8 @@ class ClientError(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = _("client error")
+        verbose_name_plural = _("client errors")
 
     def __str__(self):
         return f"{self.error}: {self.message[:60]}"
@@ -190,7 +196,8 @@ class GdprRequest(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        verbose_name = "GDPR request"
+        verbose_name = _("GDPR request")
+        verbose_name_plural = _("GDPR requests")
 
     def __str__(self):
         return f"{self.object} for {self.client_id}"
@@ -210,6 +217,8 @@ class DialogPurge(models.Model):
 
     class Meta:
         ordering = ["-ran_at"]
+        verbose_name = _("dialog purge")
+        verbose_name_plural = _("dialog purges")
 
     def __str__(self):
         return f"Purge of {self.dialogs} dialogs on {self.ran_at:%Y-%m-%d %H:%M}"

@@ -2,6 +2,7 @@
 Log Explicit group can list them by period (the server status only keeps counters)."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class ServerError(models.Model):
@@ -23,7 +24,8 @@ class ServerError(models.Model):
 
     class Meta:
         ordering = ["-last_at", "-id"]
-        verbose_name = "server error"
+        verbose_name = _("server error")
+        verbose_name_plural = _("server errors")
         constraints = [
             models.UniqueConstraint(
                 fields=["bot", "minute", "operation", "status", "code"], name="one_server_error_row_per_minute_and_kind"

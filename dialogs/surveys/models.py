@@ -4,6 +4,7 @@ import uuid
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Survey(models.Model):
@@ -29,6 +30,8 @@ class Survey(models.Model):
 
     class Meta:
         ordering = ["name", "language"]
+        verbose_name = _("survey")
+        verbose_name_plural = _("surveys")
         constraints = [models.UniqueConstraint(fields=["bot", "name", "language"], name="unique_survey_name")]
 
     def __str__(self):
