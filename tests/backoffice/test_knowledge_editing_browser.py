@@ -280,5 +280,10 @@ def test_tags_groups_sentences_and_gallery_pages(editor_page, live_server, demo_
     page.goto(f"{live_server.url}/admin/knowledge/galleryimage/")
     thumbnail = page.locator("#result_list img").first
     expect(thumbnail).to_be_visible()
-    assert thumbnail.evaluate("img => img.complete && img.naturalWidth") == 64  # served and decoded
+    # Served and decoded: the image's width once it has loaded (it may still be loading when it shows).
+    loaded_width = """img => img.complete ? img.naturalWidth : new Promise(done => {
+        img.addEventListener("load", () => done(img.naturalWidth));
+        img.addEventListener("error", () => done(0));
+    })"""
+    assert thumbnail.evaluate(loaded_width) == 64
     shot(page, "16-gallery-list")
