@@ -378,6 +378,8 @@ MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
 # 200 vectors take about 0.4 s (USE) to 0.8 s (English: USE and MiniLM) here: a small bot (the demo's 139
 # formulations) is still embedded from its first talk.
 VECTORS_SYNC_LIMIT = env.int("VECTORS_SYNC_LIMIT", default=200)
+# Whether a server process starts its vector worker at its first connection (the tests start it themselves).
+VECTORS_WORKER = env.bool("VECTORS_WORKER", default=True)
 VECTORS_POLL_SECONDS = env.float("VECTORS_POLL_SECONDS", default=5.0)
 VECTORS_LEASE_SECONDS = env.float("VECTORS_LEASE_SECONDS", default=60.0)
 MATCHING_MEMORY_MB = env.int("MATCHING_MEMORY_MB", default=1024)

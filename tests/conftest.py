@@ -88,10 +88,15 @@ def django_db_setup(django_db_setup, django_db_blocker):
 @pytest.fixture(autouse=True, scope="session")
 def _no_livechat_clocks():
     """Tests drive live chat's timers themselves (livechat.timers.sweep with a chosen time); a test that
-    runs real server processes sets LIVECHAT_TIMER_SECONDS in their environment."""
+    runs real server processes sets LIVECHAT_TIMER_SECONDS in their environment. The same for the vector
+    worker."""
     from django.conf import settings
 
     settings.LIVECHAT_TIMER_SECONDS = 0
+    # Nor does the in-process ASGI app start the vector worker: a worker left running by one test would
+    # compute another test's vectors behind its back (the tests that want one start it; server processes
+    # the tests run start theirs from their environment).
+    settings.VECTORS_WORKER = False
 
 
 @pytest.fixture

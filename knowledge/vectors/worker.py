@@ -117,7 +117,7 @@ def with_vector_worker(application):
     server's fork, so each serving process has its own), which resumes the jobs a restart left."""
 
     async def app(scope, receive, send):
-        if scope["type"] in ("http", "websocket") and not running():
+        if scope["type"] in ("http", "websocket") and not running() and settings.VECTORS_WORKER:
             start()
         return await application(scope, receive, send)
 

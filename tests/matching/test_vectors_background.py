@@ -64,6 +64,7 @@ def background(settings):
     """Embeddings on, and a bot of more than a few formulations is too large to compute in a talk."""
     settings.MATCHING_EMBEDDINGS = True
     settings.VECTORS_SYNC_LIMIT = 5
+    worker.stop()  # a worker another test left running would compute this test's vectors
     snapshot._cache.clear()
     yield
     worker.stop()
