@@ -99,6 +99,15 @@ def _no_livechat_clocks():
     settings.VECTORS_WORKER = False
 
 
+@pytest.fixture(autouse=True)
+def _fresh_per_process_flags():
+    """Each test starts without the SAML flags an earlier test's bots left in this process: they live
+    30 s, so a test that inherited one near its end saw it expire mid-test (an extra query)."""
+    from accounts.saml.enabled import forget
+
+    forget()
+
+
 @pytest.fixture
 def demo_bot(db):
     bot, _ = seed_demo_bot()

@@ -679,7 +679,8 @@
   function renderMe() {
     var status = S.me.status || "offline";
     var select = $("status-select");
-    if (document.activeElement !== select || !statusBusy) select.value = status;
+    // While a change is on its way, news of the old status must not put the select back.
+    if (!statusBusy) select.value = status;
     $("status-dot").dataset.status = status;
     $("me-name").textContent = S.me.name || "";
     var held = loadOf(S.me);

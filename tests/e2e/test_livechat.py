@@ -56,6 +56,8 @@ def open_console(page, server):
     expect(status).to_be_enabled()
     status.select_option("available")
     expect(status).to_have_value("available")
+    # The select changes at once; the server's answer is what makes the operator reachable.
+    expect(page.locator("#me-load")).to_contain_text("Disponible")
     return page
 
 
