@@ -10,6 +10,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up first)
 
+from bots.servlet.gate import gated_chat  # noqa: E402
 from bots.servlet.limits import bounded_bodies  # noqa: E402
 from knowledge.vectors.worker import with_vector_worker  # noqa: E402
 from livechat.routing import websocket_urlpatterns  # noqa: E402
@@ -23,13 +24,14 @@ gc.set_threshold(50_000, 20, 10)
 
 # Each server process runs live chat's clocks (timeouts, dead consoles) and the vector worker (formulation
 # vectors computed in the background after an import) once it serves a connection;
-# every request body is bounded before it is read (bots/servlet/limits.py, daphne's own reading too).
+# every request body is bounded before it is read (bots/servlet/limits.py, daphne's own reading too);
+# chat calls take turns, a few at a time (bots/servlet/gate.py).
 application = bounded_bodies(
     with_vector_worker(
         with_timers(
             ProtocolTypeRouter(
                 {
-                    "http": django_asgi_app,
+                    "http": gated_chat(django_asgi_app),
                     "websocket": URLRouter(websocket_urlpatterns),
                 }
             )

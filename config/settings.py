@@ -363,6 +363,9 @@ KB_UPLOAD_MAX_BYTES = env("KB_UPLOAD_MAX_BYTES")
 # 20,000-character stack trace and a 10,000-character message, is about 37 KB form-encoded; anything
 # over the limit is refused with 413 before it is read.
 CHAT_BODY_MAX_BYTES = env.int("CHAT_BODY_MAX_BYTES", default=64 * 1024)
+# Chat calls one server process runs at once (bots/servlet/gate.py); the others wait their turn in order.
+# 0 turns the gate off.
+CHAT_CONCURRENCY = env.int("CHAT_CONCURRENCY", default=4)
 # A file a visitor sends from the chatbox (/servlet/fileupload, livechat/uploads): 413 above it, from the
 # Content-Length, before the body is read; the files are kept in CHAT_UPLOAD_DIR.
 CHAT_UPLOAD_MAX_BYTES = env.int("CHAT_UPLOAD_MAX_BYTES", default=10 * 1024 * 1024)

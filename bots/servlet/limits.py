@@ -148,7 +148,7 @@ def _declared_length(value: bytes | str | None) -> int | None:
     return int(text) if DIGITS.fullmatch(text) else None
 
 
-def _without_root(path: str, root: str) -> str:
+def without_root(path: str, root: str) -> str:
     """The path under a root path the server was given (e.g. `--root-path /bots`), as Django routes it."""
     root = root.rstrip("/")
     if root and (path == root or path.startswith(root + "/")):
@@ -171,7 +171,7 @@ class BodyLimitMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.application(scope, receive, send)
-        path = _without_root(scope.get("path", "/"), scope.get("root_path", ""))
+        path = without_root(scope.get("path", "/"), scope.get("root_path", ""))
         limit = limit_for(path)
         headers = dict(scope.get("headers") or ())
         origin = headers.get(b"origin")
@@ -306,7 +306,7 @@ def _bounded_web_request(web_request):
             # the ASGI middleware still refuses them, after Twisted has stored the body.
             if isinstance(self.channel, http.HTTPChannel):
                 root = getattr(getattr(self, "server", None), "root_path", "") or ""  # daphne's --root-path
-                self._body_path = _without_root(_request_path(getattr(self.channel, "_path", b"/")), root)
+                self._body_path = without_root(_request_path(getattr(self.channel, "_path", b"/")), root)
                 self._body_limit = limit_for(self._body_path)
                 if length is not None and length > self._body_limit.max_bytes:
                     # Twisted answers "100 Continue" after this method: the client must not be invited.

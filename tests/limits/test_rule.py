@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bots.servlet.limits import _declared_length, _without_root, limit_for, refusal
+from bots.servlet.limits import _declared_length, without_root, limit_for, refusal
 from tests.limits.conftest import CHAT_LIMIT, MB, OTHER_LIMIT
 
 BOT = "d3b0d3b0-0000-4000-8000-000000000001"
@@ -47,10 +47,10 @@ def test_the_chat_limit_is_a_setting(settings):
 
 
 def test_a_root_path_is_not_part_of_the_url_that_decides():
-    assert _without_root(f"/bots/servlet/api/chat/talk/{BOT}", "/bots") == f"/servlet/api/chat/talk/{BOT}"
-    assert _without_root("/bots", "/bots/") == "/"
-    assert _without_root("/botsy/chatHttp", "/bots") == "/botsy/chatHttp"  # not under the root
-    assert _without_root("/chatHttp", "") == "/chatHttp"
+    assert without_root(f"/bots/servlet/api/chat/talk/{BOT}", "/bots") == f"/servlet/api/chat/talk/{BOT}"
+    assert without_root("/bots", "/bots/") == "/"
+    assert without_root("/botsy/chatHttp", "/bots") == "/botsy/chatHttp"  # not under the root
+    assert without_root("/chatHttp", "") == "/chatHttp"
 
 
 @pytest.mark.parametrize(

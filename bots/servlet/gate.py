@@ -1,0 +1,52 @@
+"""ASGI middleware: a server process runs at most CHAT_CONCURRENCY chat calls at once; the others wait
+their turn, first come first served, in the event loop (no thread, no database connection held).
+
+Django under ASGI runs each request's sync code on a thread of its own, so a burst of 50 talks was 50
+threads taking turns on the GIL: every talk of the burst finished late, none early (a p99 of 137-143 ms
+at 80 % of the maximum rate, bench/TALK_LOAD.md). Served a few at a time, in order, a talk waits for
+the ones before it and then runs at full speed. Websockets and the other HTTP calls pass untouched:
+an import or an export must never hold the chat back.
+"""
+
+import asyncio
+
+from django.conf import settings
+
+from .limits import CHAT_PATH, without_root
+
+DEFAULT_CONCURRENCY = 4
+
+
+def chat_concurrency() -> int:
+    """At least one; 0 or less in the setting turns the gate off."""
+    return int(getattr(settings, "CHAT_CONCURRENCY", DEFAULT_CONCURRENCY))
+
+
+class ChatGate:
+    def __init__(self, application):
+        self.application = application
+        # One semaphore per event loop (tests run several loops in one process; a server runs one).
+        self._turns: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    def _turns_of_this_loop(self, size: int) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        turns = self._turns.get(loop)
+        if turns is None:
+            self._turns = {known: sem for known, sem in self._turns.items() if not known.is_closed()}
+            turns = self._turns[loop] = asyncio.Semaphore(size)
+        return turns
+
+    async def __call__(self, scope, receive, send):
+        size = chat_concurrency()
+        if (
+            scope["type"] != "http"
+            or size <= 0
+            or not CHAT_PATH.match(without_root(scope.get("path", "/"), scope.get("root_path", "")))
+        ):
+            return await self.application(scope, receive, send)
+        async with self._turns_of_this_loop(size):
+            return await self.application(scope, receive, send)
+
+
+def gated_chat(application):
+    return ChatGate(application)
