@@ -6,7 +6,6 @@ protected calls (knowledge base export, bot preferences, matching groups) and ta
 import base64
 import json
 import re
-from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
@@ -15,16 +14,12 @@ from playwright.sync_api import expect
 from accounts.models import ApiToken, Role
 from accounts.roles import sync_role_groups
 from tests.accounts.personas import PASSWORD, make_persona
+from tests.browser import back_office_context, screenshots, sign_in
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=15_000)
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "api_console"
-
-
-def shot(page, name: str, *, full_page: bool = False) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
+shot = screenshots("api_console")
 
 
 class Console:
@@ -80,17 +75,13 @@ def administrator(demo_bot_live):  # noqa: F811 (fixture)
 
 @pytest.fixture
 def page(browser):  # noqa: F811 (fixture)
-    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
-    context.set_default_timeout(15_000)
+    context = back_office_context(browser, timeout=15_000)
     yield context.new_page()
     context.close()
 
 
 def test_the_api_access_page_links_to_the_console(page, live_server, administrator, demo_bot_live):  # noqa: F811
-    page.goto(live_server.url + "/admin/login/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", PASSWORD)
-    page.click("[type=submit]")
+    sign_in(page, live_server.url, "ada", PASSWORD)
     page.goto(live_server.url + "/admin/accounts/botapiaccess/")
     page.locator("#result_list").get_by_role("link", name="API access", exact=True).click()
     expect(page.locator("#bot-uuid")).to_have_text(str(demo_bot_live.uuid))

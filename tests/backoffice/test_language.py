@@ -3,18 +3,17 @@ until the user picks Français in unfold's user menu; then the pages (Django's, 
 French, and English again when chosen back. The lists of accounts, preferences, live chat and logs fit a
 1366 px wide screen in both languages. Screenshots go to test-results/language/."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
 from accounts.models import Account, Role
 from tests.accounts.personas import PASSWORD, make_persona
+from tests.browser import back_office_context, screenshots, sign_in
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "language"
+shot = screenshots("language")
 WIDTH = 1366
 LISTS = [
     "auth/user",
@@ -30,22 +29,13 @@ LISTS = [
 ]
 
 
-def shot(page, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
-
-
 @pytest.fixture
 def page(browser, live_server, demo_bot_live):  # noqa: F811
     # A French browser: its Accept-Language must not choose the back office's language.
-    context = browser.new_context(viewport={"width": WIDTH, "height": 860}, locale="fr-FR")
-    context.set_default_timeout(10_000)
+    context = back_office_context(browser, width=WIDTH, height=860, locale="fr-FR")
     page = context.new_page()
     user, _ = make_persona(Account.objects.get(name="Demo"), Role.ADMINISTRATOR, login="claire")
-    page.goto(live_server.url + "/admin/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("[type=submit]")
+    sign_in(page, live_server.url, user.username, PASSWORD)
     expect(page.locator("main, #main").first).to_be_visible()
     yield page
     context.close()

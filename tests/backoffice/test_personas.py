@@ -4,8 +4,6 @@ a page beyond the role answers 403; another account's bot is never shown. The us
 POST /servlet/api/bousers makes them: a membership, nothing granted by hand. Screenshots go to
 test-results/personas/."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -13,23 +11,18 @@ from accounts.models import Account, Role
 from bots.models import Bot
 from knowledge.models import KnowledgeItem
 from tests.accounts.personas import PASSWORD, make_persona
+from tests.browser import back_office_context, screenshots, sign_in
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "personas"
+shot = screenshots("personas")
 OTHER_BOT = "Bot of another account"
-
-
-def shot(page, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 @pytest.fixture
 def page(browser, live_server, demo_bot_live):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1366, "height": 860})
-    context.set_default_timeout(10_000)
+    context = back_office_context(browser, height=860, locale=None)  # the browser's own locale
     yield context.new_page()
     context.close()
 
@@ -43,10 +36,7 @@ def other_bot(demo_bot_live):  # noqa: F811
 
 def log_in(page, server, role):
     user, _ = make_persona(Account.objects.get(name="Demo"), role, login=f"{role}-persona")
-    page.goto(server.url + "/admin/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("[type=submit]")
+    sign_in(page, server.url, user.username, PASSWORD)
     expect(page.locator("#main, main").first).to_be_visible()
     return user
 

@@ -7,56 +7,40 @@ import json
 import re
 import urllib.error
 import urllib.request
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import RESULTS, new_pages, screenshots
 from tests.chatbox_calls.conftest import CALLBACK, FIELD, cv5_answer, pdf, png
 from tests.conftest import decode
 from tests.e2e.conftest import browser  # noqa: F401  (the fixture: Debian's chromium through Playwright)
 
-# The live-chat browser test's operator and its way into the console (login form, then available).
-from tests.e2e.test_livechat import OPERATOR, PASSWORD, open_console
-from tests.servers import BOT_UUID, Platform
+# The live-chat browser test's platform (daphne, with its operator; one per module) and the operator's
+# way into the console (login form, then available).
+from tests.e2e.test_livechat import open_console, platform  # noqa: F401 (platform: the fixture)
+from tests.servers import BOT_UUID
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=15_000)
 
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "chatbox_calls"
+shot = screenshots("chatbox_calls")
 HOSTILE = "<script>alert('perdu')</script> J'ai perdu ma carte"
 BOUNDARY = "browser-test-boundary"
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory):
-    with Platform(tmp_path_factory.mktemp("chatbox-calls-e2e")) as running:
-        running.add_operator(OPERATOR, PASSWORD)
-        yield running
-
-
 @pytest.fixture
 def pages(browser):  # noqa: F811
-    opened = []
+    with new_pages(browser, width=1280, height=860, locale="fr-FR", timeout=15_000) as new_page:
 
-    def new(**options):
-        context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="fr-FR", **options)
-        context.set_default_timeout(15_000)
-        opened.append(context)
-        page = context.new_page()
-        # Nothing on these pages may open a dialog box: a visitor's <script> that ran would.
-        page.on("dialog", lambda dialog: pytest.fail(f"a script ran: {dialog.message}"))
-        return page
+        def new(**options):
+            page = new_page(**options)
+            # Nothing on these pages may open a dialog box: a visitor's <script> that ran would.
+            page.on("dialog", lambda dialog: pytest.fail(f"a script ran: {dialog.message}"))
+            return page
 
-    yield new
-    for context in opened:
-        context.close()
-
-
-def shot(page, name: str, **options):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), **options)
+        yield new
 
 
 class Visitor:
@@ -96,7 +80,7 @@ class Visitor:
             return cv5_answer(refused.read().decode())
 
 
-def test_the_operator_sees_and_downloads_a_visitors_files_and_the_transcript_prints(platform, pages, tmp_path):
+def test_the_operator_sees_and_downloads_a_visitors_files_and_the_transcript_prints(platform, pages, tmp_path):  # noqa: F811
     server = platform.servers[0]
     console = open_console(pages(), server)
 
@@ -141,7 +125,7 @@ def test_the_operator_sees_and_downloads_a_visitors_files_and_the_transcript_pri
     printed.emulate_media(media="print")
     shot(printed, "03-transcript-print", full_page=True)
     # And as a PDF, which is what the print dialog makes of it.
-    printed.pdf(path=str(SHOTS / "03-transcript-print.pdf"))
+    printed.pdf(path=str(RESULTS / "chatbox_calls" / "03-transcript-print.pdf"))
 
     missing = pages()
     missing.goto(server.url("/servlet/history?context=00000000-0000-4000-8000-000000000000&format=html"))
@@ -149,7 +133,7 @@ def test_the_operator_sees_and_downloads_a_visitors_files_and_the_transcript_pri
     shot(missing, "04-transcript-unknown")
 
 
-def test_the_answer_page_reaches_the_chatbox_page_from_a_hidden_frame(platform, pages, tmp_path):
+def test_the_answer_page_reaches_the_chatbox_page_from_a_hidden_frame(platform, pages, tmp_path):  # noqa: F811
     """CV5's way: a form posted into a hidden frame; the answer page hands its literal to the page at the
     origin the call named (its one inline script is allowed by the page's CSP hash)."""
     server = platform.servers[0]

@@ -3,8 +3,6 @@ administrator gives the demo's card reminder another activation, a target item a
 conditions are refused on the page; the chat follows the saved rule at once. Screenshots go to
 test-results/complements/."""
 
-from pathlib import Path
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -13,27 +11,25 @@ from playwright.sync_api import expect
 from accounts.models import Membership, Role
 from knowledge.models import KnowledgeItem
 from tests.accounts.personas import PASSWORD
+from tests.browser import back_office_context, screenshots
 from tests.conftest import Chatbox
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
 from tests.e2e.test_livechat_backoffice import log_in
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "complements"
+fieldset_shot = screenshots("complements")
 REMINDER = "ne vous demandera jamais votre code"
 
 
 def shot(page, name):
     """The page's complementary-answer fieldset (the page itself is long: formulations, answers…)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    fieldset = page.locator("fieldset").filter(has=page.get_by_role("heading", name="Complementary answer"))
-    fieldset.screenshot(path=str(SHOTS / f"{name}.png"))
+    fieldset_shot(page.locator("fieldset").filter(has=page.get_by_role("heading", name="Complementary answer")), name)
 
 
 @pytest.fixture
 def back_office(browser, live_server, demo_bot_live):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="fr-FR")
-    context.set_default_timeout(10_000)
+    context = back_office_context(browser, width=1280, height=860, locale="fr-FR")
     yield context.new_page()
     context.close()
 

@@ -3,8 +3,6 @@ dialogs (colours, unread in bold, the visitor's id), narrows them with the filte
 marks it corrected; a reader reads the same transcript without the visitor's id and without the buttons.
 Screenshots go to test-results/dialogs_reading/."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -13,18 +11,14 @@ from accounts.roles import sync_role_groups
 from bots.models import Bot
 from dialogs.models import Dialog
 from tests.accounts.personas import PASSWORD, make_persona
+from tests.browser import back_office_context, screenshots, sign_in
 from tests.e2e.conftest import browser  # noqa: F401 (fixture)
 
 from .seed import seed
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "dialogs_reading"
-
-
-def shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+shot = screenshots("dialogs_reading", full_page=True)
 
 
 @pytest.fixture
@@ -37,18 +31,14 @@ def live_bot(live_server, transactional_db):
 
 @pytest.fixture
 def page(browser):  # noqa: F811 (fixture)
-    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
-    context.set_default_timeout(10_000)
+    context = back_office_context(browser)
     yield context.new_page()
     context.close()
 
 
 def log_in(page, live_server, bot, role: str):
     user, _ = make_persona(bot.account, role, login=f"{role}-dialogs")
-    page.goto(live_server.url + "/admin/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("[type=submit]")
+    sign_in(page, live_server.url, user.username, PASSWORD)
     expect(page.locator("#header-inner")).to_be_visible()
     return user
 

@@ -3,17 +3,17 @@ the demo chat page and an operator in the console, in two browser contexts, hold
 handover to its end, over the websocket and over REST polling. Screenshots go to test-results/livechat/."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import new_pages, screenshots
 from tests.servers import Platform
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=15_000)
 
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "livechat"
+shot = screenshots("livechat")
 OPERATOR, PASSWORD = "lea", "lea-pass-2026-e2e"
 
 
@@ -26,22 +26,8 @@ def platform(tmp_path_factory):
 
 @pytest.fixture
 def contexts(browser):
-    opened = []
-
-    def new(**options):
-        context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="fr-FR", **options)
-        context.set_default_timeout(15_000)
-        opened.append(context)
-        return context.new_page()
-
-    yield new
-    for context in opened:
-        context.close()
-
-
-def shot(page, name: str):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    with new_pages(browser, width=1280, height=860, locale="fr-FR", timeout=15_000) as new:
+        yield new
 
 
 def open_console(page, server):

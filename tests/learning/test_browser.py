@@ -4,7 +4,6 @@ then answers it), ignores another group with a reason and finds it in the ignore
 groups without any action. Screenshots go to test-results/learning/."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -13,33 +12,25 @@ from knowledge.demo.content import BOT_UUID
 from knowledge.learning.models import IgnoredGroup
 from knowledge.models import KnowledgeItem
 from tests.accounts.personas import PASSWORD
+from tests.browser import back_office_context, screenshots, sign_in
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
 
 from .conftest import BITCOIN, EDITOR, LIFE_INSURANCE, READER, seed_inputs, staff, talk_once
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=15_000)
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "learning"
-
-
-def shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+shot = screenshots("learning", full_page=True)
 
 
 @pytest.fixture
 def context(browser):  # noqa: F811
-    made = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
-    made.set_default_timeout(15_000)
+    made = back_office_context(browser, timeout=15_000)
     yield made
     made.close()
 
 
 def log_in(page, server, login: str) -> None:
-    page.goto(server.url + "/admin/login/")
-    page.fill("#id_username", login)
-    page.fill("#id_password", PASSWORD)
-    page.click("[type=submit]")
+    sign_in(page, server.url, login, PASSWORD)
     expect(page.get_by_role("link", name="Misunderstood questions", exact=True).first).to_be_visible()
 
 

@@ -4,26 +4,18 @@ a sidebar, an answer's steps, bubbles split at <hr>, a GUI action and a URL redi
 Screenshots go to test-results/rich_answers/."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import screenshots
 from tests.e2e.test_demo_chat import ask
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
 
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "rich_answers"
+shot = screenshots("rich_answers")  # shot(page, name, shown): with `shown` scrolled whole into the chat's view
 ANSWERS = ".dcb-row-bot:not(.dcb-typing)"
-
-
-def shot(page, name: str, shown=None):
-    """A screenshot of the page, with `shown` (a locator) scrolled whole into the chat's view first."""
-    if shown is not None:
-        shown.evaluate("element => element.scrollIntoView({block: 'end', behavior: 'instant'})")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 def test_the_chatbox_shows_every_kind_of_rich_answer(chat_page):

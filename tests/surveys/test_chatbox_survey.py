@@ -4,30 +4,22 @@ answer carries (client-contract.md §2.2 (19)), checks its mandatory fields, pos
 the survey as sent. Screenshots go to test-results/surveys/."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from dialogs.models import Dialog, Survey, SurveyAnswer, SurveyField
 from dialogs.surveys.definitions import ordered_fields
+from tests.browser import screenshots
 from tests.e2e.conftest import browser, chat_page, demo_bot_live  # noqa: F401 (fixtures)
 from tests.e2e.test_demo_chat import ask
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
 
-SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "surveys"
+shot = screenshots("surveys")  # shot(page, name, shown): with `shown` scrolled whole into the chat's view
 ANSWERS = ".dcb-row-bot:not(.dcb-typing)"
 REMARK = "Rapide & clair, 100% = parfait + merci <b>l'équipe</b>"
-
-
-def shot(page, name: str, shown=None):
-    """A screenshot of the page, with `shown` (a locator) scrolled whole into the chat's view first."""
-    if shown is not None:
-        shown.evaluate("element => element.scrollIntoView({block: 'end', behavior: 'instant'})")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 def survey_posts(chat) -> list[str]:
