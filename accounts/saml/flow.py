@@ -7,6 +7,7 @@ is kept there too, and is only ever an address of an allowed origin (no open red
 
 import calendar
 import logging
+import re
 import secrets
 import time
 from urllib.parse import urlsplit
@@ -27,6 +28,8 @@ from .tokens import LOGIN_SECONDS, SESSION_SECONDS, bounded, read_login
 log = logging.getLogger(__name__)
 cache = FallbackCache("the SAML2 logins")
 MAX_RELAY_STATE = 2000
+# The RelayState start() sends: secrets.token_urlsafe(24), 32 characters.
+RELAY_STATE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 class LoginRefused(ServletError):
@@ -99,8 +102,9 @@ def finish(saml_response: str, state: str) -> str:
         raise MissingField("SAMLResponse")
     if not state:
         raise MissingField("RelayState")
-    key = f"saml2:request:{state[:100]}"
-    pending = cache.get(key)
+    # A RelayState of ours is URL-safe base64; anything else names no login and never becomes a cache key.
+    key = f"saml2:request:{state}" if RELAY_STATE.fullmatch(state) else ""
+    pending = cache.get(key) if key else None
     if not pending:
         raise BadRequest("No login is waiting for this answer (unknown, used or expired).", code="UNKNOWN_LOGIN")
     cache.delete(key)

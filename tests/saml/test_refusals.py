@@ -66,6 +66,9 @@ def test_an_answer_is_used_once_and_an_unsolicited_one_is_refused(client, saml_c
     assert post_to_acs(client, action, fields).status_code == 302
     refused(post_to_acs(client, action, fields), 400, "UNKNOWN_LOGIN")
     refused(post_to_acs(client, action, {**fields, "RelayState": "made-up"}), 400, "UNKNOWN_LOGIN")
+    # Control characters or a huge value name no login either (and never reach the cache as a key).
+    for hostile in ("\x0c", "Ü\x0e" * 20, "a" * 5000, fields["RelayState"] + ":x"):
+        refused(post_to_acs(client, action, {**fields, "RelayState": hostile}), 400, "UNKNOWN_LOGIN")
     refused(post_to_acs(client, action, {"RelayState": fields["RelayState"]}), 400, "MISSING_FIELD")
 
 
