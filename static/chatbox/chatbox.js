@@ -247,7 +247,11 @@
     starting: null,
     talks: Promise.resolve(),
     pendingFeedback: null,
+    // Each conversation the page starts (a new one on a language switch or "New conversation") gets the next
+    // number: what a call sent for an earlier one answers late must not change the current one.
+    generation: 0,
   };
+  var SUPERSEDED = {}; // thrown through a start-up that a newer conversation replaced
 
   function pickLocale(value) {
     var code = String(value || "")
@@ -356,6 +360,7 @@
       init.headers["Content-Type"] = "application/x-www-form-urlencoded; charset=utf-8";
       init.body = typeof fields === "string" ? fields : formBody(fields);
     }
+    var generation = state.generation;
     var controller = window.AbortController ? new AbortController() : null;
     if (controller) init.signal = controller.signal;
     var timer = setTimeout(function () {
@@ -366,7 +371,7 @@
         function (response) {
           return response.text().then(function (text) {
             if (!response.ok) throw new ApiError(path + " answered " + response.status, response.status, errorBody(text));
-            return readBody(text);
+            return readBody(text, generation);
           });
         },
         function (error) {
@@ -388,7 +393,7 @@
   }
 
   // What CV5 does with every answer (client-contract.md §1.6): `values` is decoded and returned alone.
-  function readBody(text) {
+  function readBody(text, generation) {
     var body;
     try {
       body = text ? JSON.parse(text) : {};
@@ -401,7 +406,10 @@
       if (typeof body.values.auth === "string" && body.values.auth) store.set(KEYS.saml, samlToken(body.values.auth));
     }
     var values = decodeValues(body.values);
-    if (values && typeof values === "object" && !Array.isArray(values)) applySideEffects(values);
+    // An answer to a call of an earlier conversation (the old start-up's history after a language switch)
+    // must not bring back its context.
+    var current = generation === undefined || generation === state.generation;
+    if (current && values && typeof values === "object" && !Array.isArray(values)) applySideEffects(values);
     return values;
   }
 
@@ -2643,44 +2651,61 @@
     }
     ui.setStatus("connecting");
     ui.hideAlert();
+    // Superseded when the visitor starts another conversation meanwhile: its steps then stop here.
+    var generation = state.generation;
+    function ours(step) {
+      return function (value) {
+        if (generation !== state.generation) throw SUPERSEDED;
+        return step(value);
+      };
+    }
     state.starting = (serverReady || serverStatus())
-      .then(function () {
-        serverReady = Promise.resolve();
-        ui.setStatus("online");
-        return checkContext();
-      })
-      .then(loadLanguages)
-      .then(topKnowledge)
-      .then(function (articles) {
-        return welcome().then(function (values) {
-          ui.els.log.innerHTML = "";
-          addAnswer(values || {}, { history: true });
-          addTopKnowledge(articles);
-        });
-      })
-      .then(history)
-      .then(replay)
       .then(
-        function (interactions) {
+        ours(function () {
+          serverReady = Promise.resolve();
+          ui.setStatus("online");
+          return checkContext();
+        })
+      )
+      .then(ours(loadLanguages))
+      .then(ours(topKnowledge))
+      .then(
+        ours(function (articles) {
+          return welcome().then(
+            ours(function (values) {
+              ui.els.log.innerHTML = "";
+              addAnswer(values || {}, { history: true });
+              addTopKnowledge(articles);
+            })
+          );
+        })
+      )
+      .then(ours(history))
+      .then(ours(replay))
+      .then(
+        ours(function (interactions) {
           state.started = true;
           state.starting = null;
           livechat.resume(interactions);
           ui.scrollDown();
           if (typeof window.dyduChatboxReady === "function") window.dyduChatboxReady();
-        },
-        function () {
-          serverReady = null;
-          state.starting = null;
-          ui.setStatus("offline");
-          ui.showAlert(t("serverDown"), startConversation);
-        }
-      );
+        })
+      )
+      .then(null, function (error) {
+        if (error === SUPERSEDED || generation !== state.generation) return; // the newer one carries on
+        serverReady = null;
+        state.starting = null;
+        ui.setStatus("offline");
+        ui.showAlert(t("serverDown"), startConversation);
+      });
     return state.starting;
   }
 
   // A new dialog: #reset# names the old context so the server archives it; its answer is the welcome.
   function newConversation(locale) {
     var previous = state.contextId;
+    state.generation += 1;
+    var generation = state.generation;
     livechat.stop(); // the server lets the old dialog's live chat go when it gets #reset#
     if (locale !== state.locale) setLocale(locale);
     state.started = false;
@@ -2695,6 +2720,7 @@
     ]).then(
       function (results) {
         done();
+        if (generation !== state.generation) return; // another switch came meanwhile: its answer counts
         cacheWelcome(results[0]);
         addAnswer(results[0] || {}, { history: true });
         addTopKnowledge(results[1]);
@@ -2705,6 +2731,7 @@
       },
       function () {
         done();
+        if (generation !== state.generation) return;
         state.starting = null;
         ui.setStatus("offline");
         ui.showAlert(t("serverDown"), startConversation);

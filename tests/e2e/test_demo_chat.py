@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from dialogs.models import Dialog, Interaction
 from knowledge.demo.content import BOT_UUID
+from tests.conftest import decode
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=10_000)
@@ -129,6 +130,53 @@ def test_a_conversation_with_the_demo_bot(chat_page):
     expect(answers).to_have_count(6)
     expect(answers.last).to_contain_text("mardi au samedi")
     assert json.loads(api.talks()[-1]["extraParameters"]) == {"type": "redirection_knowledge"}
+    assert chat_page.errors == []
+
+
+def test_a_language_switch_during_the_start_up_keeps_the_new_conversation(chat_page):
+    """The start-up reads the last conversation's history after showing the welcome; a visitor who switches
+    language before that answer arrives gets a new conversation, which the late answer must not undo (it
+    put the old context back, so the next question went to the archived dialog, and replayed it)."""
+    page, api = chat_page.page, chat_page.api
+    page.goto(chat_page.url)
+    answers = page.locator(ANSWERS)
+    expect(answers.first).to_contain_text("je suis Clara")
+    ask(page, "Quels sont vos horaires d'ouverture ?")
+    expect(answers).to_have_count(2)
+    first_context = stored_context(page)
+
+    # The server answers the history at once; the browser gets that answer only when the test lets it go.
+    held = []
+    page.route("**/chat/history/**", lambda route: held.append((route, route.fetch())))
+    page.reload()
+    expect(answers.first).to_contain_text("je suis Clara")
+    for _ in range(200):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the start-up never asked for the history"
+    route, answer = held[0]
+    old = decode(json.loads(answer.text())["values"])
+    assert old["contextId"] == first_context and old["interactions"]  # the old conversation, with its question
+
+    page.get_by_role("group", name="Langue de la discussion").get_by_role("button", name="EN").click()
+    expect(answers).to_have_count(1)
+    expect(answers.first).to_contain_text("Hello, I am Clara")
+    english_context = stored_context(page)
+    assert english_context not in ("", None, first_context)
+
+    with page.expect_response("**/chat/history/**") as late:
+        route.fulfill(response=answer)
+    late.value.finished()
+    page.evaluate("() => new Promise((done) => setTimeout(done, 50))")  # the chatbox reads the answer
+    assert stored_context(page) == english_context
+    expect(page.locator(".dcb-row-user")).to_have_count(0)  # the old conversation is not replayed
+    expect(answers).to_have_count(1)
+
+    ask(page, "What are your opening hours?")
+    expect(answers.last).to_contain_text("Tuesday to Saturday")
+    talks = [path for _, path, _ in api.calls if path.startswith("chat/talk/")]
+    assert talks[-1].endswith(english_context)
     assert chat_page.errors == []
 
 
