@@ -82,6 +82,7 @@ bench: install wrk
 	$(BIN)/python bench/kb_import.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/livechat.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/dialogs_export.py --postgres-url $(BENCH_POSTGRES_URL)
+	$(BIN)/python bench/analytics.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/talk_load.py
 	$(BIN)/python bench/talk_speed.py
 
