@@ -31,6 +31,17 @@ def stored_context(page) -> str:
     return page.evaluate(f"localStorage.getItem('{CONTEXT_KEY}')")
 
 
+def one_question_answered(chat_page, question: str = "Quels sont vos horaires d'ouverture ?"):
+    """The demo page after one question and its answer: the page, its answers and the dialog's context."""
+    page = chat_page.page
+    page.goto(chat_page.url)
+    answers = page.locator(ANSWERS)
+    expect(answers.first).to_contain_text("je suis Clara")
+    ask(page, question)
+    expect(answers).to_have_count(2)
+    return page, answers, stored_context(page)
+
+
 def test_a_conversation_with_the_demo_bot(chat_page):
     page, api = chat_page.page, chat_page.api
     page.goto(chat_page.url)
@@ -137,13 +148,8 @@ def test_a_language_switch_during_the_start_up_keeps_the_new_conversation(chat_p
     """The start-up reads the last conversation's history after showing the welcome; a visitor who switches
     language before that answer arrives gets a new conversation, which the late answer must not undo (it
     put the old context back, so the next question went to the archived dialog, and replayed it)."""
-    page, api = chat_page.page, chat_page.api
-    page.goto(chat_page.url)
-    answers = page.locator(ANSWERS)
-    expect(answers.first).to_contain_text("je suis Clara")
-    ask(page, "Quels sont vos horaires d'ouverture ?")
-    expect(answers).to_have_count(2)
-    first_context = stored_context(page)
+    api = chat_page.api
+    page, answers, first_context = one_question_answered(chat_page)
 
     # The server answers the history at once; the browser gets that answer only when the test lets it go.
     held = []
@@ -223,13 +229,8 @@ def test_switching_language_and_starting_over(chat_page):
 
 
 def test_a_revoked_context_starts_a_fresh_conversation_on_reload(chat_page):
-    page, api = chat_page.page, chat_page.api
-    page.goto(chat_page.url)
-    answers = page.locator(ANSWERS)
-    expect(answers.first).to_contain_text("je suis Clara")
-    ask(page, "Quels sont vos horaires d'ouverture ?")
-    expect(answers).to_have_count(2)
-    old_context = stored_context(page)
+    api = chat_page.api
+    page, answers, old_context = one_question_answered(chat_page)
 
     Dialog.objects.filter(uuid=old_context).update(last_activity=timezone.now() - timedelta(minutes=11))
     api.clear()
@@ -290,13 +291,7 @@ def test_answer_html_is_sanitised_but_rewording_links_still_work(chat_page, demo
             "{'type':'reword_auto'}); return false;}catch(e){}\">horaires</a></p>"
         ),
     )
-    page = chat_page.page
-    page.goto(chat_page.url)
-    answers = page.locator(ANSWERS)
-    expect(answers.first).to_contain_text("je suis Clara")
-
-    ask(page, "Montre-moi la réponse piégée")
-    expect(answers).to_have_count(2)
+    page, answers, _ = one_question_answered(chat_page, "Montre-moi la réponse piégée")
     hostile = answers.last
     expect(hostile.locator(".dcb-bubble")).to_have_count(2)  # split at <hr/>
     expect(hostile).to_contain_text("Texte sûr")

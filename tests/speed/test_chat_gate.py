@@ -73,40 +73,30 @@ def test_chat_calls_beyond_the_limit_wait_their_turn_in_order(settings):
     run(scenario())
 
 
+async def running_at_once(gate, inner, scopes) -> list[str]:
+    """Send every scope through the gate at once: the paths the application runs before any ends."""
+    tasks = [asyncio.create_task(gate(scope, nothing, ignore)) for scope in scopes]
+    await settle()
+    running = list(inner.running)
+    for scope in scopes:
+        inner.release.setdefault(scope["path"], asyncio.Event()).set()
+    await asyncio.gather(*tasks)
+    return running
+
+
 def test_other_calls_and_websockets_never_wait_on_the_chat(settings):
     settings.CHAT_CONCURRENCY = 1
     inner = Recorder()
-    gate = ChatGate(inner)
-
-    async def scenario():
-        held = asyncio.create_task(gate(http(TALK), nothing, ignore))
-        await settle()
-        others = ["/servlet/api/bot/knowledgebase/import/x", "/admin/", "/servlet/api/serverstatus"]
-        tasks = [asyncio.create_task(gate(http(path), nothing, ignore)) for path in others]
-        tasks.append(asyncio.create_task(gate({"type": "websocket", "path": "/servlet/chatWs"}, nothing, ignore)))
-        await settle()
-        assert sorted(inner.running) == sorted([TALK, *others, "/servlet/chatWs"])
-        for event in inner.release.values():
-            event.set()
-        await asyncio.gather(held, *tasks)
-
-    run(scenario())
+    paths = [TALK, "/servlet/api/bot/knowledgebase/import/x", "/admin/", "/servlet/api/serverstatus"]
+    scopes = [http(path) for path in paths] + [{"type": "websocket", "path": "/servlet/chatWs"}]
+    assert sorted(run(running_at_once(ChatGate(inner), inner, scopes))) == sorted([*paths, "/servlet/chatWs"])
 
 
 def test_zero_turns_the_gate_off(settings):
     settings.CHAT_CONCURRENCY = 0
     inner = Recorder()
-    gate = ChatGate(inner)
-
-    async def scenario():
-        tasks = [asyncio.create_task(gate(http(f"{TALK}/{n}"), nothing, ignore)) for n in range(6)]
-        await settle()
-        assert len(inner.running) == 6
-        for event in inner.release.values():
-            event.set()
-        await asyncio.gather(*tasks)
-
-    run(scenario())
+    scopes = [http(f"{TALK}/{n}") for n in range(6)]
+    assert len(run(running_at_once(ChatGate(inner), inner, scopes))) == 6
 
 
 @pytest.mark.django_db(transaction=True)
