@@ -122,6 +122,8 @@ def test_an_operator_reaches_the_console_and_reads_without_editing(page, live_se
     link(page, "Live chat console").click()
     expect(page).to_have_url(f"{live_server.url}/livechat/")
     expect(page.locator("body")).not_to_contain_text("Only operators and administrators")
+    # pytest-django's live server speaks no websocket: the console stays "Connexion…" here. The connected
+    # console, with visitors, is in test-results/livechat (tests/e2e/test_livechat.py, a real daphne).
     shot(page, "31-operator-console")
     expect_forbidden(page, live_server.url + "/admin/knowledge/knowledgeitem/add/")
     expect_forbidden(page, live_server.url + "/admin/preferences/botpreference/")
