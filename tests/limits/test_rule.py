@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bots.servlet.limits import _declared_length, without_root, limit_for, refusal
+from bots.servlet.limits import _declared_length, limit_for, refusal, without_root
 from tests.limits.conftest import CHAT_LIMIT, MB, OTHER_LIMIT
 
 BOT = "d3b0d3b0-0000-4000-8000-000000000001"
