@@ -408,8 +408,7 @@
     var values = decodeValues(body.values);
     // An answer to a call of an earlier conversation (the old start-up's history after a language switch)
     // must not bring back its context.
-    var current = generation === undefined || generation === state.generation;
-    if (current && values && typeof values === "object" && !Array.isArray(values)) applySideEffects(values);
+    if (generation === state.generation && values && typeof values === "object" && !Array.isArray(values)) applySideEffects(values);
     return values;
   }
 
@@ -2691,8 +2690,8 @@
           if (typeof window.dyduChatboxReady === "function") window.dyduChatboxReady();
         })
       )
-      .then(null, function (error) {
-        if (error === SUPERSEDED || generation !== state.generation) return; // the newer one carries on
+      .then(null, function () {
+        if (generation !== state.generation) return; // superseded (or failed after it was): the newer one carries on
         serverReady = null;
         state.starting = null;
         ui.setStatus("offline");
