@@ -27,7 +27,7 @@ workers = int(os.environ.get("PROD_WORKERS") or os.environ.get("WEB_CONCURRENCY"
 # share of them (knowledge/matching/workers.py).
 os.environ["WEB_CONCURRENCY"] = str(workers)
 # Every worker serves HTTP and websockets; live chat crosses workers (and machines) through Redis.
-worker_class = "uvicorn_worker.UvicornWorker"
+worker_class = "deploy.worker.AppWorker"
 proc_name = "bots-app"
 # gunicorn's control socket (gunicornc) goes in the layout's folder: its default, one path in the
 # user's home, would be shared by every gunicorn this user runs (another layout, a benchmark).

@@ -14,6 +14,7 @@ import signal
 import ssl
 import urllib.parse
 from pathlib import Path
+from socket import create_connection
 
 import psycopg
 import pytest
@@ -277,6 +278,13 @@ def test_a_killed_worker_is_replaced_by_gunicorn(layout):
 
 def test_a_killed_gunicorn_master_is_restarted_by_supervisord(layout):
     master, workers = layout.app_master_pid(), layout.worker_pids()
+    # A client that never finishes its request, straight to gunicorn's port: an orphaned worker must
+    # not wait on it forever (nobody is left to kill it after gunicorn's graceful timeout).
+    stalled = create_connection(("127.0.0.1", layout.app_port))
+    stalled.sendall(
+        f"POST {TALK} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        "Content-Length: 1000\r\n\r\nuserInput=".encode()
+    )
     os.kill(master, signal.SIGKILL)
 
     def restarted():
@@ -286,6 +294,7 @@ def test_a_killed_gunicorn_master_is_restarted_by_supervisord(layout):
     new_master = layout.wait_for(restarted, "supervisord restarts gunicorn's master, with two workers")
     # The old workers died with their master (they would keep the port, unsupervised).
     layout.wait_for(lambda: not any(alive(pid) for pid in workers), "the old workers exit")
+    stalled.close()
     assert new_master != master
     layout.wait_for(layout.answers, "the layout answers")
     assert talk(layout, "comment faire un virement")[0] == 200
