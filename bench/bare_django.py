@@ -10,7 +10,6 @@ import time
 
 import django
 from django.conf import settings
-from django.core.asgi import get_asgi_application
 from django.http import JsonResponse
 from django.urls import re_path
 
@@ -37,4 +36,7 @@ def answer(request):
 urlpatterns = [re_path(r"", answer)]
 
 django.setup()
-application = get_asgi_application()
+# The platform's own HTTP handler (config/http.py), so that both sides of the ratio pay the same stack.
+from config.http import PooledThreadHandler  # noqa: E402
+
+application = PooledThreadHandler()

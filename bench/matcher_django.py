@@ -16,7 +16,6 @@ import django
 
 django.setup()
 
-from django.core.asgi import get_asgi_application  # noqa: E402
 from django.http import JsonResponse  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
@@ -54,4 +53,7 @@ def match(request):
 
 
 urlpatterns = [re_path(r"", match)]
-application = get_asgi_application()
+# The platform's own HTTP handler (config/http.py), so that both sides of the ratio pay the same stack.
+from config.http import PooledThreadHandler  # noqa: E402
+
+application = PooledThreadHandler()

@@ -3,10 +3,15 @@
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from config.http import PooledThreadHandler  # noqa: E402  (needs Django set up first)
+
+# Django's ASGI handler with each request's sync work on a pooled thread (config/http.py).
+django_asgi_app = PooledThreadHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs Django set up first)
 

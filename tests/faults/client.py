@@ -24,7 +24,7 @@ QUESTIONS = ("J'ai perdu ma carte bancaire", "Quels sont vos horaires ?", "Combi
 @dataclass
 class Answer:
     status: int  # 0: no HTTP answer (connection refused or reset, or hung past HUNG_SECONDS)
-    headers: dict
+    headers: dict  # names in lower case
     body: bytes
     seconds: float
     at: float  # time.monotonic() when the answer came
@@ -41,13 +41,19 @@ def call(base: str, method: str, path: str, fields: dict | None = None, headers:
     started = time.monotonic()
     try:
         with urllib.request.urlopen(request, timeout=HUNG_SECONDS) as response:
-            status, answered, body = response.status, dict(response.headers), response.read()
+            status, answered, body = response.status, names_lowered(response.headers), response.read()
     except urllib.error.HTTPError as error:
-        status, answered, body = error.code, dict(error.headers), error.read()
+        status, answered, body = error.code, names_lowered(error.headers), error.read()
     except OSError as error:  # refused, reset, or no answer in time
         status, answered, body = 0, {}, repr(error).encode()
     now = time.monotonic()
     return Answer(status, answered, body, now - started, now)
+
+
+def names_lowered(headers) -> dict:
+    # Header names are case-insensitive: uvicorn's C parser (httptools) sends Django's "Content-Type" as
+    # "content-type", h11 kept the case.
+    return {name.lower(): value for name, value in headers.items()}
 
 
 def decoded(value: str) -> str:

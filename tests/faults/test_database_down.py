@@ -35,11 +35,11 @@ def answers_since(visitor: Visitor, since: float, status: int) -> int:
 
 def assert_unavailable(answer, what: str):
     assert answer.status == 503, (what, answer.status, answer.body[:300])
-    assert answer.headers.get("Content-Type", "").startswith("application/json"), (what, answer.headers)
+    assert answer.headers.get("content-type", "").startswith("application/json"), (what, answer.headers)
     body = answer.json()
     assert body["code"] == "DATABASE_UNAVAILABLE", (what, body)
     assert "database is unavailable" in body["error"], (what, body)
-    assert int(answer.headers["Retry-After"]) == body["retryAfter"] > 0, (what, answer.headers, body)
+    assert int(answer.headers["retry-after"]) == body["retryAfter"] > 0, (what, answer.headers, body)
 
 
 def assert_status_ko(answer, who: str):
