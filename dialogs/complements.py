@@ -6,14 +6,13 @@ costs statements, on the talks it targets: one read of what the dialog remembers
 upsert when it is shown (ComplementActivation).
 """
 
-from django.db.models import Count, OuterRef, Subquery
-
 from knowledge.models import KnowledgeItem
 from knowledge.snapshot import ComplementRule, Snapshot
 
+from . import statements
 from .activations import ComplementActivation
 from .conditions import holds
-from .models import Dialog, Interaction
+from .models import Dialog
 
 Frequency = KnowledgeItem.Frequency
 Position = KnowledgeItem.Position
@@ -51,7 +50,7 @@ def applicable(snapshot: Snapshot, dialog: Dialog, item_id: int, space_id: int):
     limited = [rule.id for rule in rules if rule.frequency != Frequency.ALWAYS]
     if not limited or dialog.pk is None:
         return rules, {}  # a dialog not stored yet has shown nothing
-    remembered = _remembered(dialog.pk, limited)
+    remembered = statements.remembered(dialog.pk, limited)
     rules = [
         rule for rule in rules if rule.frequency == Frequency.ALWAYS or due(rule, *remembered.get(rule.id, (0, None)))
     ]
@@ -71,23 +70,6 @@ def due(rule: ComplementRule, times: int, since: int | None) -> bool:
         # Shown at interaction k: used again at k + N, when the N - 1 between are stored.
         return since + 1 >= rule.n
     return True
-
-
-def _remembered(dialog_id: int, complement_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """One query: complement id → (times shown, interactions stored in the dialog since the last time)."""
-    since = (
-        Interaction.objects.filter(dialog_id=OuterRef("dialog_id"), created_at__gt=OuterRef("last_shown_at"))
-        .order_by()
-        .values("dialog_id")
-        .annotate(count=Count("pk"))
-        .values("count")
-    )
-    rows = (
-        ComplementActivation.objects.filter(dialog_id=dialog_id, complement_id__in=complement_ids)
-        .annotate(since=Subquery(since))
-        .values_list("complement_id", "times", "since")
-    )
-    return {complement_id: (times, since or 0) for complement_id, times, since in rows}
 
 
 def record(dialog: Dialog, shown: dict[int, int], now) -> None:

@@ -15,6 +15,7 @@ from django.db import connections, router
 from bots.models import Bot
 
 from . import variables
+from .activations import ComplementActivation
 from .models import Dialog, Interaction
 
 
@@ -140,3 +141,37 @@ def update(obj, names: tuple, changed_variables: dict | None = None) -> None:
     params.append(model._meta.pk.get_db_prep_value(obj.pk, connection))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+@cache
+def _remembered(alias: str, vendor: str) -> str:
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    activation, interaction = ComplementActivation._meta, Interaction._meta
+
+    def column(opts, alias_, name):
+        return f"{quote(alias_)}.{quote(opts.get_field(name).column)}"
+
+    # Both datetimes are columns compared in the database: no value of ours needs its adapter.
+    since = (
+        f"SELECT COUNT(*) FROM {quote(interaction.db_table)} {quote('i')} "
+        f"WHERE {column(interaction, 'i', 'dialog')} = {column(activation, 'a', 'dialog')} "
+        f"AND {column(interaction, 'i', 'created_at')} > {column(activation, 'a', 'last_shown_at')}"
+    )
+    return (
+        f"SELECT {column(activation, 'a', 'complement_id')}, {column(activation, 'a', 'times')}, ({since}) "
+        f"FROM {quote(activation.db_table)} {quote('a')} "
+        f"WHERE {column(activation, 'a', 'dialog')} = %s AND {column(activation, 'a', 'complement_id')} IN ({{}})"
+    )
+
+
+def remembered(dialog_id: int, complement_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """What the dialog remembers of these limited complements, in one statement: complement id →
+    (times shown, interactions stored in the dialog since the last time)."""
+    alias = router.db_for_read(ComplementActivation)
+    connection = connections[alias]
+    sql = _remembered(alias, connection.vendor).format(", ".join(["%s"] * len(complement_ids)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [dialog_id, *complement_ids])
+        rows = cursor.fetchall()
+    return {complement_id: (times, since or 0) for complement_id, times, since in rows}

@@ -101,3 +101,43 @@ def test_the_update_writes_the_named_fields_only(bot):
     assert (stored.last_activity, stored.language, stored.variables) == (later, "en", AWKWARD)
     assert (stored.current_node_id, stored.misunderstood_streak) == (item.pk, 2)
     assert stored.browser == "Firefox"
+
+
+def test_what_a_dialog_remembers_of_its_complements_equals_the_orms_reading(bot):
+    from django.db.models import Count, OuterRef, Subquery
+
+    from dialogs.activations import ComplementActivation
+
+    start = timezone.now() - timedelta(hours=1)
+    dialog = Dialog.objects.create(bot=bot, language="fr", first_activity=start, last_activity=start)
+    other = Dialog.objects.create(bot=bot, language="fr", first_activity=start, last_activity=start)
+    for minutes in range(1, 6):  # five interactions, one a minute; the other dialog's never count
+        for each in (dialog, other):
+            Interaction.objects.create(
+                dialog=each, bot_id=bot.pk, user_input=f"q{minutes}", created_at=start + timedelta(minutes=minutes)
+            )
+    ComplementActivation.objects.create(
+        dialog=dialog, complement_id=11, times=2, last_shown_at=start + timedelta(minutes=2)
+    )
+    ComplementActivation.objects.create(
+        dialog=dialog, complement_id=12, times=1, last_shown_at=start + timedelta(minutes=9)
+    )
+    ComplementActivation.objects.create(dialog=other, complement_id=11, times=7, last_shown_at=start)
+
+    since = (
+        Interaction.objects.filter(dialog_id=OuterRef("dialog_id"), created_at__gt=OuterRef("last_shown_at"))
+        .order_by()
+        .values("dialog_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    through_orm = {
+        complement_id: (times, since or 0)
+        for complement_id, times, since in ComplementActivation.objects.filter(
+            dialog_id=dialog.pk, complement_id__in=[11, 12, 13]
+        )
+        .annotate(since=Subquery(since))
+        .values_list("complement_id", "times", "since")
+    }
+    assert statements.remembered(dialog.pk, [11, 12, 13]) == through_orm == {11: (2, 3), 12: (1, 0)}
+    assert statements.remembered(dialog.pk, [13]) == {}
