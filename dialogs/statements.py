@@ -13,41 +13,18 @@ from functools import cache
 from django.db import connections, router
 
 from bots.models import Bot
+from bots.statements import Rows
 
 from . import variables
 from .activations import ComplementActivation
 from .models import Dialog, Interaction
 
 
-class _Rows:
-    """How one model's rows are read on one connection: its columns in order and their converters."""
-
-    def __init__(self, model, connection, table_alias: str):
-        quote = connection.ops.quote_name
-        self.model = model
-        self.fields = list(model._meta.concrete_fields)
-        self.columns = [f"{quote(table_alias)}.{quote(field.column)}" for field in self.fields]
-        self.converters = []
-        for index, field in enumerate(self.fields):
-            column = field.get_col(table_alias)
-            found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-            if found:
-                self.converters.append((index, found, column))
-
-    def instance(self, connection, values: list):
-        for index, converters, column in self.converters:
-            value = values[index]
-            for convert in converters:
-                value = convert(value, column, connection)
-            values[index] = value
-        return self.model.from_db(connection.alias, None, values)
-
-
 @cache
 def _dialog_with_bot(alias: str, vendor: str):
     connection = connections[alias]
     quote = connection.ops.quote_name
-    dialog, bot = _Rows(Dialog, connection, "d"), _Rows(Bot, connection, "b")
+    dialog, bot = Rows(Dialog, connection, "d"), Rows(Bot, connection, "b")
     sql = (
         f"SELECT {', '.join(dialog.columns + bot.columns)} "
         f"FROM {quote(Dialog._meta.db_table)} {quote('d')} "

@@ -7,6 +7,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from bots.models import Bot
+from bots.statements import bot_with_uuid
 
 from .errors import UnknownBot
 from .params import ServletParams, check_text
@@ -51,7 +52,7 @@ def get_bot(bot_uuid: str | None) -> Bot:
         parsed = uuid.UUID(str(bot_uuid or "").strip())
     except ValueError:
         raise UnknownBot(str(bot_uuid or "")[:64]) from None
-    bot = Bot.objects.filter(uuid=parsed).first()
+    bot = bot_with_uuid(parsed)
     if bot is None:
         raise UnknownBot(str(parsed))
     return bot

@@ -141,3 +141,12 @@ def test_what_a_dialog_remembers_of_its_complements_equals_the_orms_reading(bot)
     }
     assert statements.remembered(dialog.pk, [11, 12, 13]) == through_orm == {11: (2, 3), 12: (1, 0)}
     assert statements.remembered(dialog.pk, [13]) == {}
+
+
+def test_a_bot_read_by_its_uuid_equals_the_orms_reading(bot):
+    from bots.statements import bot_with_uuid
+
+    read = bot_with_uuid(bot.uuid)
+    assert fields_of(read) == fields_of(Bot.objects.get(pk=bot.pk))
+    assert not read._state.adding
+    assert bot_with_uuid(uuid.uuid4()) is None
