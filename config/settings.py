@@ -364,8 +364,10 @@ KB_UPLOAD_MAX_BYTES = env("KB_UPLOAD_MAX_BYTES")
 # over the limit is refused with 413 before it is read.
 CHAT_BODY_MAX_BYTES = env.int("CHAT_BODY_MAX_BYTES", default=64 * 1024)
 # Chat calls one server process runs at once (bots/servlet/gate.py); the others wait their turn in order.
-# 0 turns the gate off.
-CHAT_CONCURRENCY = env.int("CHAT_CONCURRENCY", default=4)
+# 0 turns the gate off. Two: a talk is mostly CPU under one GIL, so more at once only take turns (4 served
+# 13-18 % fewer talks than 2 on SQLite and PostgreSQL, bench/TALK_LOAD.md), and one slow talk (a cold
+# index, the first talk after an edit) still leaves a lane to the others.
+CHAT_CONCURRENCY = env.int("CHAT_CONCURRENCY", default=2)
 # A file a visitor sends from the chatbox (/servlet/fileupload, livechat/uploads): 413 above it, from the
 # Content-Length, before the body is read; the files are kept in CHAT_UPLOAD_DIR.
 CHAT_UPLOAD_MAX_BYTES = env.int("CHAT_UPLOAD_MAX_BYTES", default=10 * 1024 * 1024)

@@ -1,8 +1,8 @@
 """ASGI middleware: a server process runs at most CHAT_CONCURRENCY chat calls at once; the others wait
 their turn, first come first served, in the event loop (no thread, no database connection held).
 
-Django under ASGI runs each request's sync code on a thread of its own, so a burst of 50 talks was 50
-threads taking turns on the GIL: every talk of the burst finished late, none early (a p99 of 137-143 ms
+Django under ASGI runs each request's sync code on a thread (config/http.py), so a burst of 50 talks was
+50 threads taking turns on the GIL: every talk of the burst finished late, none early (a p99 of 137-143 ms
 at 80 % of the maximum rate, bench/TALK_LOAD.md). Served a few at a time, in order, a talk waits for
 the ones before it and then runs at full speed. Websockets and the other HTTP calls pass untouched:
 an import or an export must never hold the chat back.
@@ -14,7 +14,7 @@ from django.conf import settings
 
 from .limits import CHAT_PATH, without_root
 
-DEFAULT_CONCURRENCY = 4
+DEFAULT_CONCURRENCY = 2
 
 
 def chat_concurrency() -> int:
