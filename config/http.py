@@ -1,8 +1,8 @@
 """Django's HTTP handler under ASGI, with each request's synchronous work on a thread that outlives it.
 
 Django's own ASGIHandler gives every request a new thread for its sync code (signals, middleware,
-view, closing), then a second new thread to join the first: under load two thread starts and joins
-per request cost more CPU than a lexical talk's matching (bench/TALK.md). Here a request borrows a
+view, closing), then a second new thread to join the first: under a talk load, starting, shutting
+down and joining them were 14-20 % of a worker's py-spy samples (bench/TALK.md). Here a request borrows a
 one-thread executor from a per-process pool and gives it back, so the guarantees stay Django's (all
 of one request's thread-sensitive code in one thread, no two requests in the same thread at once,
 the knowledge export's stream in its request's thread) without the thread churn.
