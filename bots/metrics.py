@@ -4,15 +4,19 @@ worker process through Redis when REDIS_URL is set, else kept in this process.
 A meter has a count, a mean rate and one-, five- and fifteen-minute exponentially weighted moving
 average rates, computed as the usual metrics libraries do (Dropwizard Metrics): the events of each
 5-second tick update every rate with alpha = 1 - exp(-5 s / window). Recording is one increment of a
-5-second bucket (one Redis round trip, or a dict increment under a lock); the rates are computed when
-the status is read, from the buckets of the last 90 minutes (older events weigh less than e^-6 in the
-15-minute rate). Counts are events per second.
+5-second bucket in the process's memory; with Redis, each process sends what it counted in one round
+trip at most once a second (RedisStore). The rates are computed when the status is read, from the
+buckets of the last 90 minutes (older events weigh less than e^-6 in the 15-minute rate). Counts are
+events per second.
 """
 
+import atexit
 import logging
 import math
+import os
 import threading
 import time
+import weakref
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -95,25 +99,40 @@ class LocalStore:
             self._errors_by_bot.clear()
 
 
-# One round trip per recorded call; all keys share a {hash tag} so the script also runs on a cluster.
-_RECORD = """
-redis.call('SET', KEYS[4], ARGV[3], 'NX')
-redis.call('INCR', KEYS[1])
-redis.call('INCR', KEYS[2])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
-if ARGV[2] ~= '' then
-  local field = ARGV[2]
-  if redis.call('HEXISTS', KEYS[3], field) == 0 and redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[4]) then
-    field = ARGV[5]
+# What a process counted since its last flush, in one round trip. KEYS: the start time, errorsByBot, then
+# (count, tick bucket) per pending (meter, tick); ARGV: ttl, start time, MAX_BOTS, OTHER_BOTS, the events
+# of each pair, then (bot, errors) pairs. All keys share a {hash tag} so the script also runs on a cluster.
+_FLUSH = """
+redis.call('SET', KEYS[1], ARGV[2], 'NX')
+local buckets = (#KEYS - 2) / 2
+for b = 1, buckets do
+  redis.call('INCRBY', KEYS[1 + 2 * b], ARGV[4 + b])
+  redis.call('INCRBY', KEYS[2 + 2 * b], ARGV[4 + b])
+  redis.call('EXPIRE', KEYS[2 + 2 * b], ARGV[1])
+end
+local i = 5 + buckets
+while i < #ARGV do
+  local field = ARGV[i]
+  if redis.call('HEXISTS', KEYS[2], field) == 0 and redis.call('HLEN', KEYS[2]) >= tonumber(ARGV[3]) then
+    field = ARGV[4]
   end
-  redis.call('HINCRBY', KEYS[3], field, 1)
+  redis.call('HINCRBY', KEYS[2], field, ARGV[i + 1])
+  i = i + 2
 end
 return 1
 """
+FLUSH_SECONDS = 1.0
 
 
 class RedisStore:
-    """Shared by every process that uses the same Redis and namespace."""
+    """Shared by every process that uses the same Redis and namespace.
+
+    A process adds its chat calls up in memory and sends them in one round trip at most every
+    FLUSH_SECONDS (a thread of the process), before it reads the meters, and at exit: one Redis call
+    per talk cost 5-6 % of a worker's CPU under load (bench/TALK.md). Other processes see a call within
+    that second; the rates only move on whole 5-second ticks anyway. While Redis is unreachable the
+    counts wait in memory (bounded by the ticks the report keeps and by MAX_BOTS) and go with the next
+    flush that succeeds; a process killed outright loses at most its last second."""
 
     kind = "redis"
 
@@ -122,7 +141,11 @@ class RedisStore:
 
         self.client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
         self.prefix = f"metrics:{{{namespace}}}:"
-        self._record = self.client.register_script(_RECORD)
+        self._flush_script = self.client.register_script(_FLUSH)
+        self._lock = threading.Lock()
+        self._pending: Counter = Counter()  # (meter, tick) → events not yet in Redis
+        self._pending_bots: Counter = Counter()  # bot → errors not yet in Redis
+        self._first_pending = 0.0  # when the oldest of them was recorded
 
     def _key(self, *parts) -> str:
         return self.prefix + ":".join(str(part) for part in parts)
@@ -132,16 +155,58 @@ class RedisStore:
         self.client.set(self._key("started"), repr(now), nx=True)
 
     def record(self, meter: str, tick: int, bot: str | None, now: float) -> None:
-        keys = [
-            self._key("count", meter),
-            self._key("tick", meter, tick),
-            self._key("errorsByBot"),
-            self._key("started"),
-        ]
+        with self._lock:
+            if not self._pending:
+                self._first_pending = now
+                _flusher.watch(self)
+            self._pending[meter, tick] += 1
+            if bot:
+                if bot not in self._pending_bots and len(self._pending_bots) >= MAX_BOTS:
+                    bot = OTHER_BOTS
+                self._pending_bots[bot] += 1
+
+    def pending(self) -> int:
+        """Events counted here and not yet sent."""
+        with self._lock:
+            return sum(self._pending.values())
+
+    def flush(self) -> None:
+        """Send what this process counted (nothing to send: no round trip). On failure the counts stay
+        here for the next flush, and the error is raised."""
+        with self._lock:
+            pending, bots, first = self._pending, self._pending_bots, self._first_pending
+            if not pending:
+                return
+            self._pending, self._pending_bots = Counter(), Counter()
+        keys = [self._key("started"), self._key("errorsByBot")]
+        events = []
+        for (meter, tick), count in pending.items():
+            keys += [self._key("count", meter), self._key("tick", meter, tick)]
+            events.append(count)
         ttl = (HISTORY_TICKS + 2) * TICK_SECONDS
-        self._record(keys=keys, args=[ttl, bot or "", repr(now), MAX_BOTS, OTHER_BOTS])
+        bot_args = [value for bot, count in bots.items() for value in (bot, count)]
+        try:
+            self._flush_script(keys=keys, args=[ttl, repr(first), MAX_BOTS, OTHER_BOTS, *events, *bot_args])
+        except Exception:
+            self._keep(pending, bots, first)
+            raise
+
+    def _keep(self, pending: Counter, bots: Counter, first: float) -> None:
+        """Counts a failed flush could not send, back with the ones recorded meanwhile; ticks older than
+        the report's history are dropped (they would weigh nothing), bots beyond MAX_BOTS are "other"."""
+        with self._lock:
+            if not self._pending:
+                _flusher.watch(self)
+            self._first_pending = min(first, self._first_pending) if self._pending else first
+            oldest = int(time.time() // TICK_SECONDS) - HISTORY_TICKS
+            self._pending.update({key: count for key, count in pending.items() if key[1] >= oldest})
+            for bot, count in bots.items():
+                if bot not in self._pending_bots and len(self._pending_bots) >= MAX_BOTS:
+                    bot = OTHER_BOTS
+                self._pending_bots[bot] += count
 
     def snapshot(self, first_tick: int, last_tick: int, now: float) -> Snapshot:
+        self.flush()  # this process's own calls are in what it reads
         ticks = range(first_tick, last_tick + 1)
         pipe = self.client.pipeline(transaction=False)
         pipe.set(self._key("started"), repr(now), nx=True)
@@ -160,9 +225,50 @@ class RedisStore:
         )
 
     def reset(self) -> None:
+        with self._lock:
+            self._pending.clear()
+            self._pending_bots.clear()
         keys = list(self.client.scan_iter(match=self.prefix.replace("{", "\\{").replace("}", "\\}") + "*"))
         if keys:
             self.client.delete(*keys)
+
+
+class _Flusher:
+    """The process's thread that sends the Redis stores' counts every FLUSH_SECONDS, and at exit."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._stores: weakref.WeakSet = weakref.WeakSet()
+        self._pid = None  # the process the thread runs in (a forked worker starts its own)
+        self._last_failure_log = 0.0
+        atexit.register(self.flush_all)
+
+    def watch(self, store: RedisStore) -> None:
+        if self._pid != os.getpid():
+            with self._lock:
+                if self._pid != os.getpid():
+                    self._stores = weakref.WeakSet()
+                    threading.Thread(target=self._run, name="chat meters flush", daemon=True).start()
+                    self._pid = os.getpid()
+        self._stores.add(store)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            self.flush_all()
+
+    def flush_all(self) -> None:
+        for store in list(self._stores):
+            try:
+                store.flush()
+            except Exception:  # Redis down: the counts wait for the next flush
+                now = time.monotonic()
+                if now - self._last_failure_log > 60:
+                    self._last_failure_log = now
+                    log.exception("Could not send the chat meters to Redis (logged at most once a minute)")
+
+
+_flusher = _Flusher()
 
 
 class ChatHttpMeters:

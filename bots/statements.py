@@ -13,6 +13,17 @@ from django.db import connections, router
 from .models import Bot
 
 
+def statement_cursor(connection):
+    """The cursor a compiled statement runs on: on PostgreSQL a prepared one (config/postgres/prepared.py),
+    elsewhere Django's own."""
+    if connection.vendor == "postgresql":
+        from config.postgres import prepared
+
+        if prepared.enabled():
+            return prepared.prepared_cursor(connection)
+    return connection.cursor()
+
+
 class Rows:
     """How one model's rows are read on one connection: its columns in order and their converters."""
 
@@ -54,7 +65,7 @@ def bot_with_uuid(bot_uuid) -> Bot | None:
     alias = router.db_for_read(Bot)
     connection = connections[alias]
     sql, rows = _bot_with_uuid(alias, connection.vendor)
-    with connection.cursor() as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, [Bot._meta.get_field("uuid").get_db_prep_value(bot_uuid, connection)])
         row = cursor.fetchone()
     return None if row is None else rows.instance(connection, list(row))

@@ -13,7 +13,7 @@ from functools import cache
 from django.db import connections, router
 
 from bots.models import Bot
-from bots.statements import Rows
+from bots.statements import Rows, statement_cursor
 
 from . import variables
 from .activations import ComplementActivation
@@ -46,7 +46,7 @@ def dialog_with_bot(context_uuid, bot_uuid) -> Dialog | None:
         uuid_field.get_db_prep_value(context_uuid, connection),
         uuid_field.get_db_prep_value(bot_uuid, connection),
     ]
-    with connection.cursor() as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -81,7 +81,7 @@ def insert(obj) -> None:
     connection = connections[alias]
     sql, fields, returning = _insert(model, alias, connection.vendor)
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection=connection) for field in fields]
-    with connection.cursor() as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, params)
         if returning:
             pk = cursor.fetchone()[0]
@@ -116,7 +116,7 @@ def update(obj, names: tuple, changed_variables: dict | None = None) -> None:
     if changed_variables:
         params.extend(variables.merge_params(connection.vendor, changed_variables))
     params.append(model._meta.pk.get_db_prep_value(obj.pk, connection))
-    with connection.cursor() as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, params)
 
 

@@ -7,8 +7,9 @@ A call is a chat call when its path is under /servlet/api/chat/ or /api/chat/ (o
 - a success: any other answer below 400;
 - an error: an answer of 400 or more, attributed to the bot UUID in the path (errorsByBot), and
   stored for the Log Explicit group (bots/logs/recording.py: aggregated per bot, minute and kind).
-Recording a success costs one in-process increment or one Redis round trip, never a database query; a
-metrics store that is down never fails the chat call (the server status reports it instead).
+Recording a success costs one in-process increment (with Redis, sent with the process's other counts once
+a second: bots/metrics.py), never a database query; a metrics store that is down never fails the chat
+call (the server status reports it instead).
 """
 
 import logging
