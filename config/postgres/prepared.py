@@ -13,8 +13,8 @@ keep a prepared statement on the server connection a later transaction lands on.
 import psycopg
 from django.conf import settings
 from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, CursorDebugWrapper
-from django.db.backends.utils import CursorWrapper
 from django.db.backends.postgresql.psycopg_any import register_tzloader
+from django.db.backends.utils import CursorWrapper
 from psycopg.pq import Format
 
 

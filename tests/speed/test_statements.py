@@ -150,3 +150,41 @@ def test_a_bot_read_by_its_uuid_equals_the_orms_reading(bot):
     assert fields_of(read) == fields_of(Bot.objects.get(pk=bot.pk))
     assert not read._state.adding
     assert bot_with_uuid(uuid.uuid4()) is None
+
+
+def test_on_postgresql_the_talks_statements_are_prepared_on_their_connection(chatbox):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's (config/postgres/prepared.py)")
+    chatbox.talk("Bonjour")
+    chatbox.talk("Comment faire un virement ?")
+    chatbox.talk("Comment faire un virement ?")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        prepared = [row[0] for row in cursor.fetchall()]
+    # The dialog read with its bot, the interaction insert and the dialog update: parsed once per
+    # connection, then only executed.
+    assert any('INNER JOIN "bots_bot"' in sql and 'FROM "dialogs_dialog"' in sql for sql in prepared), prepared
+    assert any(sql.startswith('INSERT INTO "dialogs_interaction"') for sql in prepared), prepared
+    assert any(sql.startswith('UPDATE "dialogs_dialog"') for sql in prepared), prepared
+    # Django's own statements keep binding on the client: nothing else is prepared.
+    assert all('"dialogs_' in sql or '"bots_bot"' in sql for sql in prepared), prepared
+
+
+def test_prepared_statements_can_be_turned_off_for_a_pooler(chatbox, settings):
+    from django.db import connection
+
+    from bots.statements import statement_cursor
+
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    import psycopg
+
+    with statement_cursor(connection) as cursor:
+        assert not isinstance(cursor.cursor, psycopg.ClientCursor)  # bound on the server, prepared
+    settings.DATABASE_PREPARED_STATEMENTS = False
+    with statement_cursor(connection) as cursor:
+        assert isinstance(cursor.cursor, psycopg.ClientCursor)  # Django's own: bound on the client
+    values = chatbox.talk("Comment faire un virement ?")
+    assert "virement" in values["text"].lower()
