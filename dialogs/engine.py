@@ -145,42 +145,41 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         else:
             answer = _understand(snapshot, dialog, request, text)
 
-    with transaction.atomic():
-        # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
-        created = dialog.pk is None
-        if created:
-            statements.insert(dialog)
-        if answer.complements:
-            complements.record(dialog, answer.complements, now)
-        if answer.type_response == Code.LEAVE_QUEUE:
-            answer = livechat.leave_queue(dialog, request, now)
-        elif answer.escalate and livechat:
-            answer = livechat.escalate(dialog, request, answer, now)
-        interaction = None
-        if not request.do_not_register or answer.relayed:
-            interaction = Interaction(
-                dialog=dialog,
-                bot_id=bot.pk,
-                counted=not dialog.qualification_mode and clicks.counted(answer.type_response),
-                created_at=now,
-                user_input=request.user_input,
-                answer=answer.text,
-                type_response=answer.type_response,
-                knowledge_item_id=answer.knowledge_id or None,
-                reworded_items=answer.reworded,
-                language=dialog.language,
-                space=dialog.space,
-                origin=request.origin,
-                ask_feedback=answer.ask_feedback,
-                payload=answer.payload,
-            )
-            statements.insert(interaction)
-        if answer.relayed:
-            answer = livechat.relay(dialog, interaction, request, now)
-        # A dialog inserted just now holds every field already (live chat updates its own).
-        if not created:
+    plain = not (
+        answer.complements
+        or answer.type_response == Code.LEAVE_QUEUE
+        or (answer.escalate and livechat)
+        or answer.relayed
+        or request.do_not_register
+    )
+    if plain and statements.stores_talk_at_once():
+        # Nothing but the interaction and the dialog to write: one statement (PostgreSQL).
+        interaction = _interaction(bot, dialog, answer, request, now)
+        if dialog.pk is not None:
             dialog.last_activity = now
-            statements.update(dialog, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
+        statements.store_talk(dialog, interaction, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
+    else:
+        with transaction.atomic():
+            # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
+            created = dialog.pk is None
+            if created:
+                statements.insert(dialog)
+            if answer.complements:
+                complements.record(dialog, answer.complements, now)
+            if answer.type_response == Code.LEAVE_QUEUE:
+                answer = livechat.leave_queue(dialog, request, now)
+            elif answer.escalate and livechat:
+                answer = livechat.escalate(dialog, request, answer, now)
+            interaction = None
+            if not request.do_not_register or answer.relayed:
+                interaction = _interaction(bot, dialog, answer, request, now)
+                statements.insert(interaction)
+            if answer.relayed:
+                answer = livechat.relay(dialog, interaction, request, now)
+            # A dialog inserted just now holds every field already (live chat updates its own).
+            if not created:
+                dialog.last_activity = now
+                statements.update(dialog, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
     return TalkResponse(
         dialog=dialog,
         text=answer.text,
@@ -194,6 +193,25 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         pushed=answer.pushed,
         server_time_ms=epoch_ms(now),
         feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
+    )
+
+
+def _interaction(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now) -> Interaction:
+    return Interaction(
+        dialog=dialog,
+        bot_id=bot.pk,
+        counted=not dialog.qualification_mode and clicks.counted(answer.type_response),
+        created_at=now,
+        user_input=request.user_input,
+        answer=answer.text,
+        type_response=answer.type_response,
+        knowledge_item_id=answer.knowledge_id or None,
+        reworded_items=answer.reworded,
+        language=dialog.language,
+        space=dialog.space,
+        origin=request.origin,
+        ask_feedback=answer.ask_feedback,
+        payload=answer.payload,
     )
 
 

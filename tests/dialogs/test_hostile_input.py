@@ -5,11 +5,11 @@ interaction, in one transaction. Found by fuzzing (issue 14); run on SQLite and 
 
 import base64
 import json
-from unittest import mock
+from contextlib import contextmanager
 
 import pytest
+from django.db import connection
 
-from dialogs import statements
 from dialogs.models import ClientError, Dialog, GdprRequest, Interaction, Visit
 from livechat import frames
 from tests.accounts.personas import personas  # noqa: F401 (a fixture)
@@ -256,16 +256,35 @@ def test_pure_live_chat_that_is_not_a_boolean_is_a_400_and_opens_no_context(chat
     assert Dialog.objects.get().uuid.hex == opened["contextId"].replace("-", "")
 
 
+@contextmanager
 def refusing_interactions():
-    """The talk's interaction insert fails (dialogs/statements.py writes it), anything else is written."""
-    real = statements.insert
-
-    def insert(obj):
-        if isinstance(obj, Interaction):
-            raise RuntimeError("the database refused")
-        real(obj)
-
-    return mock.patch.object(statements, "insert", side_effect=insert)
+    """The database itself refuses every interaction insert (a trigger), whatever statement carries it:
+    on PostgreSQL a plain talk writes its dialog and its interaction in one statement
+    (dialogs/statements.store_talk), on SQLite in one transaction."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "CREATE FUNCTION refuse_interaction() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN RAISE EXCEPTION 'the database refused'; END $$"
+            )
+            cursor.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON dialogs_interaction "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_interaction()"
+            )
+        else:
+            cursor.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON dialogs_interaction "
+                "BEGIN SELECT RAISE(ABORT, 'the database refused'); END"
+            )
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "DROP TRIGGER refuse" + (" ON dialogs_interaction" if connection.vendor == "postgresql" else "")
+            )
+            if connection.vendor == "postgresql":
+                cursor.execute("DROP FUNCTION refuse_interaction()")
 
 
 def test_a_new_dialog_is_stored_only_with_its_first_interaction(client, demo_bot):
