@@ -145,41 +145,7 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         else:
             answer = _understand(snapshot, dialog, request, text)
 
-    plain = not (
-        answer.complements
-        or answer.type_response == Code.LEAVE_QUEUE
-        or (answer.escalate and livechat)
-        or answer.relayed
-        or request.do_not_register
-    )
-    if plain and statements.stores_talk_at_once():
-        # Nothing but the interaction and the dialog to write: one statement (PostgreSQL).
-        interaction = _interaction(bot, dialog, answer, request, now)
-        if dialog.pk is not None:
-            dialog.last_activity = now
-        statements.store_talk(dialog, interaction, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
-    else:
-        with transaction.atomic():
-            # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
-            created = dialog.pk is None
-            if created:
-                statements.insert(dialog)
-            if answer.complements:
-                complements.record(dialog, answer.complements, now)
-            if answer.type_response == Code.LEAVE_QUEUE:
-                answer = livechat.leave_queue(dialog, request, now)
-            elif answer.escalate and livechat:
-                answer = livechat.escalate(dialog, request, answer, now)
-            interaction = None
-            if not request.do_not_register or answer.relayed:
-                interaction = _interaction(bot, dialog, answer, request, now)
-                statements.insert(interaction)
-            if answer.relayed:
-                answer = livechat.relay(dialog, interaction, request, now)
-            # A dialog inserted just now holds every field already (live chat updates its own).
-            if not created:
-                dialog.last_activity = now
-                statements.update(dialog, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
+    interaction, answer = _store(bot, dialog, answer, request, now, stored_variables, livechat)
     return TalkResponse(
         dialog=dialog,
         text=answer.text,
@@ -194,6 +160,48 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         server_time_ms=epoch_ms(now),
         feedback_wording=feedback_wording(snapshot.sentences, dialog.language) if answer.ask_feedback else {},
     )
+
+
+def _store(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now, stored_variables: dict, livechat):
+    """Store the talk: the interaction (unless the request asks not to), the dialog's insert or update,
+    and what the answer needs besides (a complement shown, a live-chat step), all or nothing. Returns
+    the interaction (or None) and the answer, which a live-chat step may replace."""
+    plain = not (
+        answer.complements
+        or answer.type_response == Code.LEAVE_QUEUE
+        or (answer.escalate and livechat)
+        or answer.relayed
+        or request.do_not_register
+    )
+    if plain and statements.stores_talk_at_once():
+        # Nothing but the interaction and the dialog to write: one statement (PostgreSQL).
+        interaction = _interaction(bot, dialog, answer, request, now)
+        if dialog.pk is not None:
+            dialog.last_activity = now
+        statements.store_talk(dialog, interaction, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
+        return interaction, answer
+    with transaction.atomic():
+        # A new dialog, live chat's changes (queue, assignment) and the interaction are stored together.
+        created = dialog.pk is None
+        if created:
+            statements.insert(dialog)
+        if answer.complements:
+            complements.record(dialog, answer.complements, now)
+        if answer.type_response == Code.LEAVE_QUEUE:
+            answer = livechat.leave_queue(dialog, request, now)
+        elif answer.escalate and livechat:
+            answer = livechat.escalate(dialog, request, answer, now)
+        interaction = None
+        if not request.do_not_register or answer.relayed:
+            interaction = _interaction(bot, dialog, answer, request, now)
+            statements.insert(interaction)
+        if answer.relayed:
+            answer = livechat.relay(dialog, interaction, request, now)
+        # A dialog inserted just now holds every field already (live chat updates its own).
+        if not created:
+            dialog.last_activity = now
+            statements.update(dialog, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
+    return interaction, answer
 
 
 def _interaction(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now) -> Interaction:
