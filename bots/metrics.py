@@ -136,9 +136,12 @@ class RedisStore:
 
     kind = "redis"
 
-    def __init__(self, url: str, namespace: str = "chatHttp"):
+    def __init__(self, url: str, namespace: str = "chatHttp", background_flush: bool = True):
         import redis
 
+        # background_flush=False leaves the flushes to the caller (a read, flush(), exit): tests that
+        # must know when one happens.
+        self.background_flush = background_flush
         self.client = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
         self.prefix = f"metrics:{{{namespace}}}:"
         self._flush_script = self.client.register_script(_FLUSH)
@@ -158,7 +161,8 @@ class RedisStore:
         with self._lock:
             if not self._pending:
                 self._first_pending = now
-                _flusher.watch(self)
+                if self.background_flush:
+                    _flusher.watch(self)
             self._pending[meter, tick] += 1
             if bot:
                 if bot not in self._pending_bots and len(self._pending_bots) >= MAX_BOTS:
@@ -195,7 +199,7 @@ class RedisStore:
         """Counts a failed flush could not send, back with the ones recorded meanwhile; ticks older than
         the report's history are dropped (they would weigh nothing), bots beyond MAX_BOTS are "other"."""
         with self._lock:
-            if not self._pending:
+            if not self._pending and self.background_flush:
                 _flusher.watch(self)
             self._first_pending = min(first, self._first_pending) if self._pending else first
             oldest = int(time.time() // TICK_SECONDS) - HISTORY_TICKS
