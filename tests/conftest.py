@@ -108,6 +108,19 @@ def _fresh_per_process_flags():
     forget()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    """Each test gets its own channel layer. Channels keeps one layer per process, and the Redis layer
+    binds its receive lock and connections to the event loop that first used them; every test's
+    `async_to_sync` or communicator runs its own loop, so a layer left mid-receive by an earlier test
+    failed a later one ("Lock … is bound to a different event loop", CI's Redis run). The product asks
+    for the layer at each use (`get_channel_layer()`), so dropping the cached one is safe."""
+    yield
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+
+
 @pytest.fixture
 def demo_bot(db):
     bot, _ = seed_demo_bot()
