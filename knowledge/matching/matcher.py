@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import calibration, embeddings, workers
+from . import calibration, embeddings, heap, workers
 from .decide import CALIBRATION, FUSION, TUNED, Fusion, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
@@ -183,8 +183,14 @@ class Matcher:
         if config.calibrates and len(item_ids) > 1:
             m._calibrate(groups)
         if m._trainer is None:
-            m.ready.set()
+            m._final()
         return m
+
+    def _final(self) -> None:
+        """The final classifier and calibration are in place: say so, once the memory the build freed is
+        given back to the system."""
+        heap.release_after(len(self.row_text))
+        self.ready.set()
 
     def _calibrate(self, groups: list[MatchingGroupDef]) -> None:
         """Fit this bot's calibration and thresholds (calibration.fit): here on a small bot whose classifier
@@ -219,7 +225,7 @@ class Matcher:
                     trainer.join()
                 run()
             finally:
-                self.ready.set()
+                self._final()
 
         self._trainer = threading.Thread(target=after, name="matcher-calibration", daemon=True)
         self._trainer.start()
@@ -236,7 +242,7 @@ class Matcher:
                 self.classifier = SoftmaxRegression(self.vectors, labels, n_items, column_scale=self.column_scale())
             finally:
                 if not (cfg.calibrates and n_items > 1):  # else the calibration, which follows, sets it
-                    self.ready.set()
+                    self._final()
 
         if cost <= cfg.sync_training_cost:
             train()

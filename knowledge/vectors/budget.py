@@ -12,6 +12,8 @@ import weakref
 import numpy as np
 from django.conf import settings
 
+from knowledge.matching import heap
+
 log = logging.getLogger(__name__)
 
 MIB = 1024 * 1024
@@ -95,6 +97,8 @@ def enforce(snapshots, keep=None) -> list[int]:
             size / MIB,
             settings.MATCHING_MEMORY_MB,
         )
+    if dropped:
+        heap.release()
     return dropped
 
 
