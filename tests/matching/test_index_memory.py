@@ -33,6 +33,7 @@ def test_the_compact_postings_score_as_the_terms_weigh():
     index = LexicalIndex(["bloquer ma carte", "horaires de l'agence", "carte perdue"], "fr")
     rows, items = index.scores(index.analyse("carte"))
     assert rows[0] > 0 and rows[2] > 0 and rows[1] == 0
+    assert (items > 0).tolist() == [True, False, True]  # without items given, each row is its own item
     # Both texts hold "carte" once beside one other content word as rare: the same cosine.
     assert rows[0] == pytest.approx(rows[2])
     rows, _ = index.scores(index.analyse("agence horaires"))

@@ -188,3 +188,40 @@ def test_the_status_call_checks_who_asks(client, demo_bot, people, background):
     assert client.get(url, HTTP_AUTHORIZATION=people.charlie.token).status_code == 403
     body = kb_status(client, demo_bot, people.bob.token)
     assert body["botUUID"] == str(demo_bot.uuid) and body["vectors"]["state"] in {"none", "done"}
+
+
+def test_a_vector_is_stored_only_beside_the_text_it_was_computed_from(client, demo_bot, people, background):
+    imported(client, demo_bot, people)
+    formulation = Formulation.objects.filter(item__bot=demo_bot).order_by("id").first()
+    # The job read the formulation, then someone edited it before the job's chunk was stored.
+    chunk = [(formulation.pk, formulation.language, formulation.text, None)]
+    Formulation.objects.filter(pk=formulation.pk).update(text="Où se trouve l'agence la plus proche ?")
+    assert compute.store_missing(chunk) == 0
+    formulation.refresh_from_db()
+    assert formulation.vector is None
+    # Its own next computation stores the vector of its new text.
+    total, lacking = compute.missing(demo_bot.pk)
+    assert total == FORMULATIONS and formulation.pk in [fid for fid, *_ in lacking]
+    assert compute.store_missing(lacking) == len(lacking)
+    assert compute.missing(demo_bot.pk) == (FORMULATIONS, [])
+
+
+def test_the_job_computes_what_is_missing_shortest_texts_first(client, demo_bot, people, background, monkeypatch):
+    imported(client, demo_bot, people)
+    encoded: list[list[str]] = []
+    real = compute.matching.embed_formulations
+    monkeypatch.setattr(
+        compute.matching, "embed_formulations", lambda texts, lang: encoded.append(texts) or real(texts, lang)
+    )
+    monkeypatch.setattr(compute, "CHUNK", 4)
+    first = list(compute.formulations(demo_bot.pk).values_list("id", "language", "text", "vector")[:3])
+    assert compute.store_missing(first) == 3
+    encoded.clear()
+    worker.start()
+    assert worker.wait_idle(timeout=300)
+    job = VectorJob.objects.get(bot=demo_bot)
+    assert (job.state, job.done, job.total, job.computed) == ("done", FORMULATIONS, FORMULATIONS, FORMULATIONS - 3)
+    # Chunks of like lengths, shortest first (the models pad a batch to its longest text).
+    lengths = [len(text) for texts in encoded for text in texts]
+    assert sum(len(texts) for texts in encoded) == FORMULATIONS - 3 and len(encoded) == 3
+    assert max(len(t) for t in encoded[0]) <= min(len(t) for t in encoded[-1]), lengths
