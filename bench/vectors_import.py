@@ -12,7 +12,9 @@ Phases, each in a fresh process (figures of one phase are not skewed by another'
     cold     the same bot's vectors emptied, VECTORS_SYNC_LIMIT out of the way: the first talk computes
              every vector inside the talk, as before this change (the cold-build time to compare with)
     memory   RSS of a process that loaded the models, then after each bot's index is built from stored
-             vectors (the classifier final); the second bot is a copy of the first (vectors copied)
+             vectors (the classifier final); the second bot is a copy of the first (vectors copied), the
+             third a bot of the same size with other texts (the first's formulations with their words
+             reversed, its vectors); then what the process keeps once every index is dropped
 
 Usage (from the repository root; the whole run takes a few minutes on this machine):
     .venv/bin/python bench/vectors_import.py [--formulations 15000] [--database-url sqlite:////tmp/vec-bench/db.sqlite3]
@@ -80,6 +82,14 @@ def knowledge_base(formulations: int) -> str:
         '  <spaces>\n    <space name="Default" default="true"/>\n  </spaces>\n'
         f"  <knowledgeItems>\n{''.join(items)}  </knowledgeItems>\n</knowledgeBase>\n"
     )
+
+
+def _reverse_formulation(line: str) -> str:
+    """A knowledge base line with its formulation's words in reverse order (other lines as they are)."""
+    start, end = line.find(">"), line.rfind("</formulation>")
+    if "<formulation " not in line or end < 0:
+        return line
+    return line[: start + 1] + " ".join(line[start + 1 : end].split()[::-1]) + line[end:]
 
 
 def talk(client, bot_uuid: str, text: str) -> tuple[float, dict]:
@@ -209,23 +219,42 @@ def run_phase(args) -> dict:
         from knowledge.models import Formulation
 
         first, second = (Bot.objects.get(uuid=u) for u in args.bots.split(","))
-        if not Formulation.objects.filter(item__bot=second).exists():
-            # The copy: the same file, then the first bot's vectors by text (no model run).
-            with open(os.devnull, "w") as quiet:
-                call_command("import_kb", str(second.uuid), args.file, verbosity=0, stdout=quiet)
+        # A third bot of the same size whose texts differ (each formulation's words in reverse order: new
+        # texts and bigrams, the same words), to measure a bot that shares no analysed text with another.
+        other = Bot.objects.filter(name="Bench EN other").first()
+        if other is None:
+            other = Bot.objects.create(name="Bench EN other", default_language="en", account=first.account)
+            BotLanguage.objects.create(bot=other, code="en")
+            Space.objects.get_or_create(bot=other, name="Default", defaults={"is_default": True})
         of_text = dict(Formulation.objects.filter(item__bot=first).values_list("text", "vector"))
-        Formulation.objects.bulk_update(
-            [
-                Formulation(id=i, vector=of_text.get(t))
-                for i, t in Formulation.objects.filter(item__bot=second).values_list("id", "text")
-            ],
-            ["vector"],
-            batch_size=1000,
-        )
-        del of_text
+        reversed_file = Path(args.file).with_suffix(".reversed.xml")
+        for bot, file, text_of in (
+            (second, Path(args.file), lambda text: text),
+            (other, reversed_file, lambda text: " ".join(text.split()[::-1])),
+        ):
+            if not Formulation.objects.filter(item__bot=bot).exists():
+                if bot is other:
+                    lines = Path(args.file).read_text(encoding="utf-8").splitlines(keepends=True)
+                    reversed_file.write_text("".join(_reverse_formulation(line) for line in lines), encoding="utf-8")
+                with open(os.devnull, "w") as quiet:
+                    call_command("import_kb", str(bot.uuid), str(file), verbosity=0, stdout=quiet)
+            # The first bot's vectors by text (no model run; the values do not change the memory taken).
+            by_text = {text_of(text): vector for text, vector in of_text.items()}
+            fallback = next(iter(of_text.values()))
+            Formulation.objects.bulk_update(
+                [
+                    Formulation(id=i, vector=by_text.get(t, fallback))
+                    for i, t in Formulation.objects.filter(item__bot=bot).values_list("id", "text")
+                ],
+                ["vector"],
+                batch_size=1000,
+            )
+        del of_text, by_text
         load_models()
+        # The baseline without the heap's free pages too, so that the first bot's trimmed growth is its own.
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
         result["rss_models_mb"] = rss_mb()
-        for name, bot in (("first", first), ("second", second)):
+        for name, bot in (("first", first), ("second", second), ("other", other)):
             bot.refresh_from_db()
             started = time.perf_counter()
             matcher = snapshot.snapshot_for(bot).matcher("en")
@@ -245,11 +274,19 @@ def run_phase(args) -> dict:
         result["per_bot_trimmed_mb"] = [
             round(result["rss_after_first_trimmed_mb"] - result["rss_models_mb"], 1),
             round(result["rss_after_second_trimmed_mb"] - result["rss_after_first_trimmed_mb"], 1),
+            round(result["rss_after_other_trimmed_mb"] - result["rss_after_second_trimmed_mb"], 1),
         ]
         result["per_bot_mb"] = [
             round(result["rss_after_first_mb"] - result["rss_models_mb"], 1),
             round(result["rss_after_second_mb"] - result["rss_after_first_mb"], 1),
+            round(result["rss_after_other_mb"] - result["rss_after_second_mb"], 1),
         ]
+        # What stays in the process once every index is dropped: its caches and allocators, not a bot's.
+        del matcher
+        snapshot._cache.clear()
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        result["rss_after_dropping_all_trimmed_mb"] = rss_mb()
+        result["process_residual_mb"] = round(result["rss_after_dropping_all_trimmed_mb"] - result["rss_models_mb"], 1)
     return result
 
 
