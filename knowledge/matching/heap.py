@@ -5,9 +5,6 @@ them for reuse, so a process's RSS would otherwise carry each build's temporarie
 from __future__ import annotations
 
 import ctypes
-import logging
-
-logger = logging.getLogger(__name__)
 
 # Under this many formulations a build leaves little behind, and tests and small bots build often.
 LARGE_INDEX_ROWS = 2_000

@@ -31,11 +31,18 @@ def missing(bot_id: int) -> tuple[int, list[tuple[int, str, str, None]]]:
     """(how many matchable formulations the bot has, those among them without a usable vector)."""
     total = 0
     lacking = []
-    rows = formulations(bot_id).values_list("id", "language", "text", "vector")
-    for fid, language, text, vector in rows.iterator(chunk_size=SCAN):
-        total += 1
-        if not embeddings.usable(vector, language):
-            lacking.append((fid, language, text, None))
+    last_id = 0
+    # Pages by id rather than a server-side cursor: nothing to hold open between pages (PgBouncer, leases).
+    while page := list(
+        formulations(bot_id).filter(id__gt=last_id).values_list("id", "language", "text", "vector")[:SCAN]
+    ):
+        total += len(page)
+        last_id = page[-1][0]
+        lacking += [
+            (fid, language, text, None)
+            for fid, language, text, vector in page
+            if not embeddings.usable(vector, language)
+        ]
     return total, lacking
 
 
