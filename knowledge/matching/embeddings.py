@@ -96,6 +96,9 @@ class _MiniLM:
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(onnx), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
+        # The tokenizer's own thread pool starts at its first batch: here, on the thread loading the model,
+        # not on a lowered bulk thread whose priority its threads would inherit (workers.bulk_pool).
+        self.tokenizer.encode_batch(["warm up", "warm up"])
 
     def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
         out = np.zeros((len(texts), MINILM_DIM), dtype=np.float32)
@@ -181,6 +184,8 @@ def encode(texts: list[str], language: str = "fr", with_minilm: bool = True) -> 
     prepared = [model_text(t) for t in texts]
     if not minilm:
         return _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
+    if len(prepared) >= BULK_TEXTS and workers.cores() > 1:
+        return _encode_bulk(prepared)
     if not workers.alone():
         use = _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
         return np.hstack([use, _get_minilm().encode(prepared)])
@@ -189,6 +194,21 @@ def encode(texts: list[str], language: str = "fr", with_minilm: bool = True) -> 
     side = workers.pool().submit(_get_minilm().encode, prepared)
     use = _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
     return np.hstack([use, side.result()])
+
+
+# From this many texts an English encoding is bulk work (see _encode_bulk).
+BULK_TEXTS = 64
+
+
+def _encode_bulk(prepared: list[str]) -> np.ndarray:
+    """Many English texts: MiniLM costs about seven times USE here, so running it beside USE on one side
+    thread left a core idle most of the time. It is split across the bulk threads, one part per core, while
+    USE runs here: every core works until the end (bench/MATCHING.md, "Vectors at import")."""
+    parts = np.array_split(np.arange(len(prepared)), workers.cores())
+    minilm = _get_minilm()
+    sides = [workers.bulk_pool().submit(minilm.encode, [prepared[i] for i in part]) for part in parts]
+    use = _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
+    return np.hstack([use, np.vstack([side.result() for side in sides])])
 
 
 def to_bytes(vec: np.ndarray) -> bytes:

