@@ -204,11 +204,17 @@ def _encode_bulk(prepared: list[str]) -> np.ndarray:
     """Many English texts: MiniLM costs about seven times USE here, so running it beside USE on one side
     thread left a core idle most of the time. It is split across the bulk threads, one part per core, while
     USE runs here: every core works until the end (bench/MATCHING.md, "Vectors at import")."""
-    parts = np.array_split(np.arange(len(prepared)), workers.cores())
+    n = workers.cores()
+    # Every n-th text to each part: the parts get alike lengths (the texts often come sorted by length).
+    parts = [list(range(k, len(prepared), n)) for k in range(n)]
     minilm = _get_minilm()
     sides = [workers.bulk_pool().submit(minilm.encode, [prepared[i] for i in part]) for part in parts]
     use = _unit(np.asarray(_get_use().encode(prepared), dtype=np.float32))
-    return np.hstack([use, np.vstack([side.result() for side in sides])])
+    out = np.empty((len(prepared), USE_DIM + MINILM_DIM), dtype=np.float32)
+    out[:, :USE_DIM] = use
+    for part, side in zip(parts, sides, strict=True):
+        out[part, USE_DIM:] = side.result()
+    return out
 
 
 def to_bytes(vec: np.ndarray) -> bytes:
