@@ -43,7 +43,9 @@ BACKGROUND_NICE = 10
 def lower_priority() -> None:
     """Make the calling thread background work (Linux keeps a nice value per thread; elsewhere a no-op)."""
     with suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        thread = threading.get_native_id()
+        if os.getpriority(os.PRIO_PROCESS, thread) < BACKGROUND_NICE:  # never raise a process run nicer still
+            os.setpriority(os.PRIO_PROCESS, thread, BACKGROUND_NICE)
 
 
 @functools.cache
