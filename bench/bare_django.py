@@ -3,9 +3,14 @@ database, middleware or matching, served by the same gunicorn (deploy/gunicorn.c
 and nginx as the platform. What it serves is the stack's own cost; the talk's figures beside it show
 what the platform adds. Never part of the product's URLs.
 
+With BARE_SPIN_MS set, each request first spins in Python for that many milliseconds of its thread's CPU
+(holding the GIL, as the talk's Python does): the control of bench/talk_speed.py's p99 runs, a request as
+costly as a talk that waits on nothing, so that what queueing alone gives on this machine is measured.
+
     gunicorn -c deploy/gunicorn.conf.py bench.bare_django:application
 """
 
+import os
 import time
 
 import django
@@ -24,9 +29,20 @@ settings.configure(
 )
 
 
+SPIN_SECONDS = float(os.environ.get("BARE_SPIN_MS") or 0) / 1000
+
+
+def spin(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
 def answer(request):
     """Reads the form as the talk does and answers a JSON body of the talk's shape."""
     user_input = request.POST.get("userInput", "")
+    if SPIN_SECONDS:
+        spin(SPIN_SECONDS)
     return JsonResponse(
         {"type": "talkResponse", "values": {"text": user_input[:200], "serverTime": int(time.time() * 1000)}}
     )

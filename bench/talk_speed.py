@@ -11,10 +11,16 @@ production layout serves the platform):
    >= 80 %); p99 at 80 % of the talk's maximum (target <= 100 ms);
 3. `make run`'s single daphne process (SQLite, default configuration): REST talks at a fixed 50 req/s,
    p99 (target <= 100 ms);
-4. every talk that answered 200 stored (counted per dialog in the database afterwards), no error.
+4. every talk that answered 200 stored (counted per dialog in the database afterwards), no error;
+5. (--only control) the control of the p99 targets: the bare view spinning for the lexical talk's CPU per
+   request beyond the bare view's (bench/bare_django.py, BARE_SPIN_MS; measured by the SQLite part of the
+   same run, or --spin-ms), served the same way: its maximum and its p99 at 80 % of that maximum, repeated.
+   A request of the talk's cost that waits on nothing (no database, no lock, no model thread): what the
+   p99 at 80 % of the maximum is on this machine from queueing alone.
 
     python bench/talk_speed.py [--workers 2] [--connections 50] [--seconds 15] [--rounds 3] [--rate-seconds 20]
-                               [--only sqlite,postgres,default,daphne] [--direct]
+                               [--only sqlite,postgres,default,daphne,control] [--spin-ms MS] [--repeats 3]
+                               [--direct]
 
 --direct sends the load in plain HTTP straight to gunicorn (no nginx, no TLS), as the issue measured.
 
@@ -262,6 +268,8 @@ class Bench:
         self.targets: list[tuple[str, str, bool]] = []  # (target, measured, met)
         self.bare: GunicornSite | None = None
         self.missing = 0  # talks answered 200 and not stored, over every part
+        # The SQLite lexical talk's worker CPU per request beyond the bare view's (the control's spin).
+        self.talk_cpu_ms: float | None = None
 
     def entry(self, site: GunicornSite) -> tuple[int, bool]:
         """Where the load goes: nginx with TLS (the production layout), or with --direct gunicorn itself."""
@@ -326,6 +334,8 @@ class Bench:
             site.stop()
             platform_.__exit__(None, None, None)
         ratio = talk.rps / bare.rps
+        if name == "SQLite" and talk.requests and bare.requests:
+            self.talk_cpu_ms = 1000 * (talk.server_cpu / talk.requests - bare.server_cpu / bare.requests)
         print(f"  ratio: talk {talk.rps:.0f} / bare {bare.rps:.0f} req/s = {100 * ratio:.1f} %")
         self.target(
             f"{name}: lexical talk ≥ 25 % of bare view",
@@ -398,6 +408,44 @@ class Bench:
         )
         self.zero_errors("default", [talk, steady], check)
 
+    def control(self) -> None:
+        """The bare view made as costly as a talk (a spin of the talk's extra CPU), at its maximum and at 80 %
+        of it, `--repeats` times: the p99 that queueing alone gives a request of that cost here."""
+        args = self.args
+        spin_ms = args.spin_ms if args.spin_ms is not None else self.talk_cpu_ms
+        if spin_ms is None:
+            print("\ncontrol: no spin given (--spin-ms) and no SQLite part run to measure the talk's CPU: skipped")
+            return
+        heading(
+            f"Control: the bare view spinning {spin_ms:.2f} ms of CPU per request (the lexical talk's cost beyond "
+            f"the bare view's), {args.workers} workers, {args.connections} connections"
+        )
+        site = self.site("bench.bare_django:application", {**os.environ, "BARE_SPIN_MS": f"{spin_ms:.3f}"})
+        try:
+            self.warm(site, TALK)
+            p99s = []
+            for n in range(args.repeats):
+                seconds = max(1, round(args.seconds / args.rounds))
+                rounds = [
+                    wrk("spin (max)", self.entry(site), TALK, args.connections, seconds, site.worker_pids)
+                    for _ in range(args.rounds)
+                ]
+                top = show(combined(f"spinning view (max), repeat {n + 1}", rounds))
+                rate = round(LOAD_SHARE * top.rps)
+                run = fixed_rate(
+                    f"at {rate} req/s (80 % of max, open loop)",
+                    self.entry(site),
+                    TALK,
+                    rate,
+                    args.rate_seconds,
+                    site.worker_pids,
+                )
+                show(run)
+                p99s.append(f"{run.p99:.1f} ms at {rate} req/s{kept_up(run, rate)}")
+        finally:
+            site.stop()
+        self.target(f"control (not a target): spin {spin_ms:.2f} ms, p99 at 80 % of max", "; ".join(p99s), True)
+
     def daphne(self) -> None:
         args = self.args
         heading("`make run`: one daphne process, SQLite, default configuration, plain HTTP")
@@ -436,6 +484,8 @@ def main():
         "--direct", action="store_true", help="plain HTTP straight to gunicorn, no nginx (as the issue measured)"
     )
     parser.add_argument("--only", default="sqlite,postgres,default,daphne", help="which parts, comma-separated")
+    parser.add_argument("--spin-ms", type=float, default=None, help="control: the spin (else the talk's, measured)")
+    parser.add_argument("--repeats", type=int, default=3, help="control: how many maximum + 80 %% runs")
     args = parser.parse_args()
     parts = set(args.only.split(","))
 
@@ -468,6 +518,8 @@ def main():
             bench.default(postgres.create_database("default"), redis.url)
         if "daphne" in parts:
             bench.daphne()
+        if "control" in parts:
+            bench.control()
     finally:
         questions_file().unlink(missing_ok=True)
         bench.bare.stop()
