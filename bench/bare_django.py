@@ -4,8 +4,9 @@ and nginx as the platform. What it serves is the stack's own cost; the talk's fi
 what the platform adds. Never part of the product's URLs.
 
 With BARE_SPIN_MS set, each request first spins in Python for that many milliseconds of its thread's CPU
-(holding the GIL, as the talk's Python does): the control of bench/talk_speed.py's p99 runs, a request as
-costly as a talk that waits on nothing, so that what queueing alone gives on this machine is measured.
+(holding the GIL, as the talk's Python does) and chat calls take turns as the platform's do: the control of
+bench/talk_speed.py's p99 runs, a request as costly as a talk that waits on nothing, so that what queueing
+alone gives on this machine is measured.
 
     gunicorn -c deploy/gunicorn.conf.py bench.bare_django:application
 """
@@ -56,3 +57,9 @@ django.setup()
 from config.http import PooledThreadHandler  # noqa: E402
 
 application = PooledThreadHandler()
+if SPIN_SECONDS:
+    # As costly as a talk, served as talks are: a few at a time per process (bots/servlet/gate.py; without
+    # it, a burst's spinning threads took turns on the GIL and each request cost 2-3 ms more CPU).
+    from bots.servlet.gate import gated_chat
+
+    application = gated_chat(application)
