@@ -349,11 +349,11 @@ class Bench:
         )
         self.zero_errors(name, [talk, steady], check)
 
-    def steady(self, site, talk: Run) -> tuple[int, Run]:
-        """The talk at 80 % of the maximum rate `talk` measured, open loop: its rate and its run."""
+    def steady(self, site, talk: Run, what: str = "talk") -> tuple[int, Run]:
+        """`what` at 80 % of the maximum rate `talk` measured, open loop: its rate and its run."""
         rate = round(LOAD_SHARE * talk.rps)
         run = fixed_rate(
-            f"talk at {rate} req/s (80 % of max, open loop)",
+            f"{what} at {rate} req/s (80 % of max, open loop)",
             self.entry(site),
             TALK,
             rate,
@@ -431,16 +431,7 @@ class Bench:
                     for _ in range(args.rounds)
                 ]
                 top = show(combined(f"spinning view (max), repeat {n + 1}", rounds))
-                rate = round(LOAD_SHARE * top.rps)
-                run = fixed_rate(
-                    f"at {rate} req/s (80 % of max, open loop)",
-                    self.entry(site),
-                    TALK,
-                    rate,
-                    args.rate_seconds,
-                    site.worker_pids,
-                )
-                show(run)
+                rate, run = self.steady(site, top, "spinning view")
                 p99s.append(f"{run.p99:.1f} ms at {rate} req/s{kept_up(run, rate)}")
         finally:
             site.stop()
