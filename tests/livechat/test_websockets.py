@@ -167,8 +167,14 @@ def test_the_console_refuses_who_may_not_operate(team, demo_bot):
         console = ConsoleSocket(type("Reader", (), {"user": reader})())
         console.communicator = WebsocketCommunicator(application, console.path, headers=await console.headers())
         connected, _ = await console.communicator.connect()
-        message = json.loads(await console.communicator.receive_from())
-        closed = await console.communicator.receive_output()
+        try:
+            message = json.loads(await console.communicator.receive_from())
+            closed = await console.communicator.receive_output()
+        finally:
+            # The refused consumer still listens on its channel layer until the socket's disconnect
+            # reaches it; left to the event loop's teardown, which cancels every task at once, its
+            # Redis read once never ended and hung CI's PostgreSQL + Redis run.
+            await console.close()
         return connected, message, closed
 
     _connected, message, closed = run(scenario)
