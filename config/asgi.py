@@ -18,6 +18,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs
 from bots.servlet.gate import gated_chat  # noqa: E402
 from bots.servlet.limits import bounded_bodies  # noqa: E402
 from knowledge.vectors.worker import with_vector_worker  # noqa: E402
+from livechat.bounds import bounded_sockets  # noqa: E402
 from livechat.routing import websocket_urlpatterns  # noqa: E402
 from livechat.timers import with_timers  # noqa: E402
 
@@ -30,14 +31,15 @@ gc.set_threshold(50_000, 20, 10)
 # Each server process runs live chat's clocks (timeouts, dead consoles) and the vector worker (formulation
 # vectors computed in the background after an import) once it serves a connection;
 # every request body is bounded before it is read (bots/servlet/limits.py, daphne's own reading too);
-# chat calls take turns, a few at a time (bots/servlet/gate.py).
+# chat calls take turns, a few at a time (bots/servlet/gate.py); websocket messages are bounded per path and
+# open websockets per process (livechat/bounds.py, daphne's own reading too).
 application = bounded_bodies(
     with_vector_worker(
         with_timers(
             ProtocolTypeRouter(
                 {
                     "http": gated_chat(django_asgi_app),
-                    "websocket": URLRouter(websocket_urlpatterns),
+                    "websocket": bounded_sockets(URLRouter(websocket_urlpatterns)),
                 }
             )
         )
