@@ -1,8 +1,10 @@
-"""Back office: bots with their languages and consultation spaces, and their server errors (read-only)."""
+"""Back office: bots with their languages, consultation spaces and daily cap of conversations sent by e-mail,
+and their server errors (read-only)."""
 
 from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 from unfold.admin import TabularInline
 from unfold.widgets import UnfoldAdminSelect2Widget
 
@@ -11,6 +13,8 @@ from knowledge.backoffice.testbot import box_view
 
 from .admin_scoping import BotScopedAdmin
 from .logs.backoffice import ServerErrorAdmin
+from .mail_cap import FIELD as MAIL_CAP_FIELD
+from .mail_cap import MailCapAdmin
 from .models import Bot, BotLanguage, ServerError, Space
 from .time_zones import time_zone_choices
 
@@ -28,7 +32,7 @@ class SpaceInline(TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(BotScopedAdmin):
+class BotAdmin(MailCapAdmin, BotScopedAdmin):
     bot_path = "pk"
     list_display = ["name", "uuid", "account", "default_language", "items", "try_it"]
     list_filter = ["account", "default_language"]
@@ -37,6 +41,7 @@ class BotAdmin(BotScopedAdmin):
     fieldsets = [
         (None, {"fields": ["name", "uuid", "account", "api_access", "learning"]}),
         ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood", "time_zone"]}),
+        (_("Export by e-mail"), {"fields": [MAIL_CAP_FIELD]}),
         ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
     ]
     inlines = [BotLanguageInline, SpaceInline]

@@ -129,7 +129,7 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         # A push for an item that may not be pushed (unpublished, not an event) is refused silently.
         answer = _pushed(snapshot, dialog, int(match.group(1)), request) or clicks.followed()
     elif mailto.is_mailto(text):
-        answer = mailto.export(bot, dialog, text)
+        answer = mailto.export(bot, dialog, text, request.client_address)
     elif clicks.is_click(request.origin):
         answer = clicks.answer(snapshot, dialog, request, text, item_answer=_item_answer, understand=_understand)
     else:

@@ -33,6 +33,9 @@ class TalkRequest:
     competency: str = ""
     # The input was longer than the limit and was cut (only its first 600 characters are used).
     too_long: bool = False
+    # The visitor's peer address as the server saw it (never a header the client wrote): export by e-mail
+    # counts it (dialogs/transcript/mail_limits.py). Set by the transport, not read from the form.
+    client_address: str = ""
 
     @property
     def origin(self) -> str:
@@ -46,7 +49,9 @@ def clean_user_input(raw: str | None) -> tuple[str, bool]:
     return text[:limit], len(text) > limit
 
 
-def talk_request_from_params(params: ServletParams, context_id: str | None = None) -> TalkRequest:
+def talk_request_from_params(
+    params: ServletParams, context_id: str | None = None, client_address: str = ""
+) -> TalkRequest:
     user_input, too_long = clean_user_input(params.raw("userInput"))
     if params.raw("disableLanguageDetection") is not None:
         detection = not params.boolean("disableLanguageDetection")
@@ -72,6 +77,7 @@ def talk_request_from_params(params: ServletParams, context_id: str | None = Non
         context_type=params.text("contextType", max_length=20),
         mode=b64_decode(params.text("mode", max_length=100)),
         competency=params.text("competency", max_length=100).strip(),
+        client_address=client_address,
     )
 
 

@@ -63,7 +63,7 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
             await self.error("Frames are JSON objects.")
             return
         try:
-            outcome = await database_sync_to_async(frames.handle)(frame, "websocket")
+            outcome = await database_sync_to_async(frames.handle)(frame, "websocket", self.client_address())
         except ServletError as error:
             await self.error(error.message)
             return
@@ -75,6 +75,11 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
             await self.follow(outcome.context_id)
         for text in outcome.frames:
             await self.send(text_data=text)
+
+    def client_address(self) -> str:
+        """The peer the server saw (uvicorn takes it from X-Forwarded-For only from FORWARDED_ALLOW_IPS)."""
+        client = self.scope.get("client") or ()
+        return str(client[0]) if client else ""
 
     async def follow(self, context_id: str):
         parsed = parse_context_id(context_id)

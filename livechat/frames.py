@@ -23,6 +23,14 @@ from .delivery import frame_text
 from .handover import visitor_reading, visitor_typing
 
 
+@dataclass(frozen=True)
+class Sender:
+    """Where a frame came from: "websocket" or "polling" (/chatHttp), and the visitor's peer address."""
+
+    transport: str
+    address: str = ""
+
+
 @dataclass
 class Outcome:
     """What a frame gives: frames to send back, and the dialog the socket now follows."""
@@ -34,8 +42,9 @@ class Outcome:
         self.frames.append(frame_text(frame_type, values))
 
 
-def handle(frame: dict, transport: str) -> Outcome:
-    """One frame from a chatbox; ServletError (400/404) for a frame that cannot be served."""
+def handle(frame: dict, transport: str, client_address: str = "") -> Outcome:
+    """One frame from a chatbox (`client_address`: the peer the server saw); ServletError (400/404) for a
+    frame that cannot be served."""
     frame_type = str(frame.get("type", ""))
     parameters = frame.get("parameters") or {}
     if not isinstance(parameters, dict):
@@ -47,13 +56,13 @@ def handle(frame: dict, transport: str) -> Outcome:
     if handler is None:
         raise InvalidField("type", f"unknown frame type {frame_type[:40]!r}")
     outcome = Outcome()
-    handler(bot, params, outcome, transport)
+    handler(bot, params, outcome, Sender(transport, client_address))
     return outcome
 
 
-def _talk(bot, params: ServletParams, outcome: Outcome, transport: str):
-    request = talk_request_from_params(params)
-    request.mode = transport
+def _talk(bot, params: ServletParams, outcome: Outcome, sender: Sender):
+    request = talk_request_from_params(params, client_address=sender.address)
+    request.mode = sender.transport
     answer = talk(bot, request)
     outcome.context_id = str(answer.dialog.uuid)
     # A message to the operator has no bot answer; leaving the queue was pushed to the socket already.
@@ -61,14 +70,14 @@ def _talk(bot, params: ServletParams, outcome: Outcome, transport: str):
         outcome.reply("talkResponse", answer.values(bot))
 
 
-def _check_context(bot, params, outcome, transport):
+def _check_context(bot, params, outcome, sender):
     dialog = contexts.active_dialog(bot, params.text(*CONTEXT_ID))
     if dialog is not None:
         outcome.context_id = str(dialog.uuid)
     outcome.reply("checkContextAvailabilityResponse", {"isContextStillAvailable": dialog is not None})
 
 
-def _history(bot, params, outcome, transport):
+def _history(bot, params, outcome, sender):
     dialog = contexts.active_dialog(bot, params.text("dialog") or params.text(*CONTEXT_ID))
     if dialog is not None:
         outcome.context_id = str(dialog.uuid)
@@ -76,7 +85,7 @@ def _history(bot, params, outcome, transport):
     outcome.reply("historyResponse", values)
 
 
-def _top_knowledge(bot, params, outcome, transport):
+def _top_knowledge(bot, params, outcome, sender):
     outcome.reply("topKnowledgeResponse", top_knowledge_values(snapshot_for(bot), params))
 
 
@@ -87,20 +96,20 @@ def _dialog(bot, params: ServletParams):
     return dialog
 
 
-def _typing(bot, params, outcome, transport):
+def _typing(bot, params, outcome, sender):
     dialog = _dialog(bot, params)
     outcome.context_id = str(dialog.uuid)
     content = params.text("content", max_length=2000)
     visitor_typing(dialog, params.boolean("typing", default=True) and bool(content), content, timezone.now())
 
 
-def _reading(bot, params, outcome, transport):
+def _reading(bot, params, outcome, sender):
     dialog = _dialog(bot, params)
     outcome.context_id = str(dialog.uuid)
     visitor_reading(dialog, timezone.now())
 
 
-def _feedback(bot, params, outcome, transport):
+def _feedback(bot, params, outcome, sender):
     """The spec's three feedBack frames (servlet-api.md §6): stored like their REST twins, no reply."""
     dialog = contexts.known_dialog(bot, params.text(*CONTEXT_ID))
     if dialog is None:
@@ -113,7 +122,7 @@ def _feedback(bot, params, outcome, transport):
         feedback.vote(dialog, params.text("feedBack", "feedback", required=True))
 
 
-def _survey_configuration(bot, params, outcome, transport):
+def _survey_configuration(bot, params, outcome, sender):
     dialog = contexts.known_dialog(bot, params.text(*CONTEXT_ID))
     if dialog is not None:
         outcome.context_id = str(dialog.uuid)
@@ -121,7 +130,7 @@ def _survey_configuration(bot, params, outcome, transport):
     outcome.reply("surveyConfigurationResponse", surveys.configuration_values(survey, outcome.context_id))
 
 
-def _survey(bot, params, outcome, transport):
+def _survey(bot, params, outcome, sender):
     """A visitor's survey answers (`fields` {id: value}), checked and stored like chat/survey's."""
     dialog = _dialog(bot, params)
     outcome.context_id = str(dialog.uuid)
@@ -130,7 +139,7 @@ def _survey(bot, params, outcome, transport):
         survey,
         dialog,
         survey_answers.json_values(params.text("fields")),
-        transport="chatHttp" if transport == "polling" else transport,
+        transport="chatHttp" if sender.transport == "polling" else sender.transport,
         operator=params.text("operator", max_length=200),
         interaction_survey=params.boolean("interactionSurveyAnswer"),
     )

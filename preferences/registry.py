@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from bots.servlet.errors import InvalidField
 
 TRUE = {"true", "1", "yes", "on"}
+# Transcripts e-mailed per bot and day (dialogs/transcript/mail_limits.py): past a few thousand a bot
+# is a mailing service, which export by e-mail is not meant to be.
+MAILS_PER_DAY_MAX = 10_000
 FALSE = {"false", "0", "no", "off"}
 
 
@@ -59,6 +62,13 @@ def whole_days(value: str, owner=None) -> str:
     cleaned = value.strip()
     if not re.fullmatch(r"[0-9]{1,5}", cleaned) or int(cleaned) > 36_500:
         raise InvalidField("value", f"'{value[:40]}' is not a number of days from 0 to 36500")
+    return str(int(cleaned))
+
+
+def mails_per_day(value: str, owner=None) -> str:
+    cleaned = value.strip()
+    if not re.fullmatch(r"[0-9]{1,5}", cleaned) or int(cleaned) > MAILS_PER_DAY_MAX:
+        raise InvalidField("value", f"'{value[:40]}' is not a number of e-mails from 0 to {MAILS_PER_DAY_MAX}")
     return str(int(cleaned))
 
 
@@ -136,6 +146,16 @@ KNOWN_KEYS: dict[str, PreferenceKey] = {
             "UUID of the bot's matching group that means 'No' (named Non in the social category): lets the bot "
             "understand that the user does not want to leave a Slot knowledge item.",
             check=matching_group_of_bot,
+        ),
+        PreferenceKey(
+            "dialogs.mail.daily",
+            "integer",
+            "Conversations the bot may send by e-mail (#dydumailto#) per day, all visitors together "
+            f"(0: export by e-mail off; at most {MAILS_PER_DAY_MAX}).",
+            # A bot's visitors who ask for their conversation by e-mail are a few a day; 50 leaves room for
+            # a busy day while a flood of new dialogs sends 50 mails at most before the next day.
+            default="50",
+            check=mails_per_day,
         ),
         PreferenceKey(
             "dialogs.retention.days",

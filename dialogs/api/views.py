@@ -12,6 +12,7 @@ from django.core.validators import validate_email
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from accounts.lockout import client_address
 from accounts.saml.guard import SamlGuard
 from bots.servlet.envelope import b64, envelope, json_string, plain_json, script
 from bots.servlet.errors import InvalidField, MissingField, NotFound, ServletError
@@ -217,7 +218,7 @@ class ChatView(SamlGuard, ServletView):
 class TalkView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
         try:
-            wanted = talk_request_from_params(self.params(request), context_id)
+            wanted = talk_request_from_params(self.params(request), context_id, client_address(request))
         except ServletError:
             get_bot(bot_uuid)  # an unknown bot is named before a bad field, as on every chat call
             raise

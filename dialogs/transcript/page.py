@@ -58,14 +58,18 @@ def label(value: str, default: str) -> str:
     return value or default
 
 
-def lines(dialog: Dialog, user_label: str, bot_label: str) -> list[Line]:
+def lines(dialog: Dialog, user_label: str, bot_label: str, rows=None, hide_request=None) -> list[Line]:
+    """Every exchange in order (`rows`: the dialog's interactions unless given); no visitor line for the
+    inputs `hide_request` says the chatbox did not show."""
     result = []
-    for row in Interaction.objects.filter(dialog=dialog).order_by("created_at", "id"):
+    if rows is None:
+        rows = Interaction.objects.filter(dialog=dialog).order_by("created_at", "id")
+    for row in rows:
         payload = row.payload or {}
         upload = payload.get("upload")
         if upload:
             result.append(Line("visitor", user_label, row.created_at, file=upload))
-        elif row.user_input.strip():
+        elif row.user_input.strip() and not (hide_request and hide_request(row)):
             result.append(Line("visitor", user_label, row.created_at, text=row.user_input))
         answer = clean(row.answer).strip()
         if answer:

@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.lockout import client_address
 from dialogs.engine import TypeResponse, talk
 from dialogs.requests import TalkRequest, clean_user_input
 from dialogs.transcript.sanitize import clean
@@ -89,6 +90,7 @@ def box_view(model_admin):
                 qualification_mode=True,
                 language_detection=not language,
                 browser="back office: test the bot",
+                client_address=client_address(request),
             ),
         )
         labels = {}

@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers
 
 from accounts.api.views import ProtectedView
+from accounts.lockout import client_address
 from accounts.models import Membership
 from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
 from bots.servlet.envelope import b64_decode, envelope, plain_json
@@ -174,7 +175,7 @@ class ChatHttpView(ChatView):
         frame = parse_json("data", self.params(request).text("data", required=True))
         if not isinstance(frame, dict):
             raise InvalidField("data", "not a JSON object")
-        outcome = frames.handle(frame, "polling")
+        outcome = frames.handle(frame, "polling", client_address(request))
         body = outcome.frames[0] if outcome.frames else "{}"
         return HttpResponse(body, content_type="application/json")
 

@@ -6,12 +6,19 @@ import pytest
 from django.core import mail
 
 from bots.status import services
-from dialogs import mailto
 from dialogs.models import Dialog, Interaction
+from dialogs.transcript import mail_limits
 from preferences.models import BotPreference
+from tests.clicks.conftest import fresh_recipient, visitor
 from tests.faults.test_cache_fallback import RefusingCache
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("mail_day")]
+
+
+@pytest.fixture
+def chatbox(demo_bot):
+    return visitor(demo_bot.uuid)
+
 
 HOSTILE = "<script>alert('x')</script> & co"
 
@@ -25,12 +32,13 @@ def a_short_dialog(chatbox) -> str:
 def test_the_transcript_goes_to_the_address_escaped_and_the_bot_says_so(chatbox, demo_bot):
     BotPreference.objects.create(bot=demo_bot, name="bot.servicename", value="Service Client Exemple")
     context_id = a_short_dialog(chatbox)
-    values = chatbox.talk(f"#dydumailto:{context_id}:visiteur@example.org#")
+    address = fresh_recipient()
+    values = chatbox.talk(f"#dydumailto:{context_id}:{address}#")
     assert values["typeResponse"] == "DMExportByMail"
-    assert values["text"] == "La conversation a été envoyée à visiteur@example.org."
+    assert values["text"] == f"La conversation a été envoyée à {address}."
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
-    assert message.to == ["visiteur@example.org"]
+    assert message.to == [address]
     assert message.subject == "Votre conversation avec Service Client Exemple"
     assert "Voici votre conversation avec Service Client Exemple." in message.body
     assert HOSTILE in message.body  # the plain-text part holds the words as typed
@@ -47,7 +55,7 @@ def test_the_transcript_goes_to_the_address_escaped_and_the_bot_says_so(chatbox,
 
 def test_without_a_service_name_the_mail_names_the_bot(chatbox, demo_bot):
     context_id = a_short_dialog(chatbox)
-    chatbox.talk(f"#dydumailto:{context_id}:a@example.org#")
+    chatbox.talk(f"#dydumailto:{context_id}:{fresh_recipient()}#")
     assert mail.outbox[0].subject == f"Votre conversation avec {demo_bot.name}"
 
 
@@ -83,22 +91,22 @@ def test_another_dialog_of_the_bot_is_sent_by_its_id(chatbox, client, demo_bot):
     chatbox.context_id = ""
     chatbox.talk("Bonjour")
     assert chatbox.context_id != first
-    chatbox.talk(f"#dydumailto:{first}:a@example.org#")
+    chatbox.talk(f"#dydumailto:{first}:{fresh_recipient()}#")
     assert len(mail.outbox) == 1 and "mardi au samedi" in mail.outbox[0].body
 
 
 def test_one_dialog_is_sent_a_few_times_at_most(chatbox):
     context_id = a_short_dialog(chatbox)
-    for _ in range(mailto.MAILS_PER_DIALOG):
-        assert chatbox.talk(f"#dydumailto:{context_id}:a@example.org#")["typeResponse"] == "DMExportByMail"
-    values = chatbox.talk(f"#dydumailto:{context_id}:other@example.org#")
+    for _ in range(mail_limits.MAILS_PER_DIALOG):
+        assert chatbox.talk(f"#dydumailto:{context_id}:{fresh_recipient()}#")["typeResponse"] == "DMExportByMail"
+    values = chatbox.talk(f"#dydumailto:{context_id}:{fresh_recipient()}#")
     assert values["typeResponse"] == "DMExportByMailRefused"
     assert "déjà été envoyée 3 fois" in values["text"]
-    assert len(mail.outbox) == mailto.MAILS_PER_DIALOG
+    assert len(mail.outbox) == mail_limits.MAILS_PER_DIALOG
     # another dialog has its own allowance
     chatbox.context_id = ""
     other = a_short_dialog(chatbox)
-    assert chatbox.talk(f"#dydumailto:{other}:a@example.org#")["typeResponse"] == "DMExportByMail"
+    assert chatbox.talk(f"#dydumailto:{other}:{fresh_recipient()}#")["typeResponse"] == "DMExportByMail"
     assert Dialog.objects.get(uuid=context_id).misunderstood_streak == 1  # HOSTILE's, untouched by the exports
 
 
@@ -106,7 +114,7 @@ def test_a_mail_server_that_fails_is_said_and_the_talk_answers(chatbox, settings
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2  # nothing listens there
     context_id = a_short_dialog(chatbox)
-    values = chatbox.talk(f"#dydumailto:{context_id}:a@example.org#")
+    values = chatbox.talk(f"#dydumailto:{context_id}:{fresh_recipient()}#")
     assert (values["typeResponse"], values["text"]) == (
         "DMExportByMailRefused",
         "L'e-mail n'a pas pu partir. Réessayez plus tard.",
@@ -117,9 +125,9 @@ def test_the_limit_holds_and_the_talk_answers_while_the_shared_cache_is_down(cha
     refusing = RefusingCache()
     monkeypatch.setattr(services, "cache", refusing)
     monkeypatch.setattr(services, "_cache_last_failure", 0.0)
-    mailto.cache.local.clear()
+    mail_limits.cache.local.clear()
     context_id = a_short_dialog(chatbox)
-    sent = [chatbox.talk(f"#dydumailto:{context_id}:a@example.org#")["typeResponse"] for _ in range(4)]
+    sent = [chatbox.talk(f"#dydumailto:{context_id}:{fresh_recipient()}#")["typeResponse"] for _ in range(4)]
     assert sent == ["DMExportByMail"] * 3 + ["DMExportByMailRefused"]
     assert len(mail.outbox) == 3 and refusing.calls >= 1
-    mailto.cache.local.clear()
+    mail_limits.cache.local.clear()

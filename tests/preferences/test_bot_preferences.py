@@ -198,8 +198,10 @@ def test_the_registry_lists_the_known_keys(client):
         "bot.servicename",
         "bot.no.group.uuid",
         "dialogs.retention.days",
+        "dialogs.mail.daily",
     }
     assert keys["livechat.createmonitoreddialogs"]["type"] == "boolean"
+    assert (keys["dialogs.mail.daily"]["type"], keys["dialogs.mail.daily"]["default"]) == ("integer", "50")
 
 
 def test_a_form_encoded_value_in_the_body_is_accepted(client, demo_bot, personas):
