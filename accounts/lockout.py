@@ -4,8 +4,10 @@ Counters live in the Django cache, so every worker process shares them when the 
 "Slowed" means each new attempt must wait a growing delay after the last failure (1 s, 2 s, 4 s… up
 to 30 s) and is refused with 429 and Retry-After if it comes sooner: the client waits, no worker
 thread sleeps. Past the lock threshold every password attempt is refused for LOCK_SECONDS, even a
-right one (otherwise guessing would go on at full speed). Tokens are never locked out: only password
-checks (the Authentication servlet and HTTP Basic) count and are checked here.
+right one (otherwise guessing would go on at full speed). Every password check goes through here, by
+way of the only authentication backend (accounts/backends.py): the back office's login form and its
+old-password check, the Authentication servlet, HTTP Basic and the token page share these counters.
+Tokens and open back-office sessions are never locked out: no password is checked for them.
 
 If the shared cache is unreachable (Redis down), logins keep working and stay guarded: the counters
 fall back to this process's memory (bots/status/services.py FallbackCache, logged), so the same limits

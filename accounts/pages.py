@@ -44,4 +44,7 @@ def authentication_page(request):
                     user=user_summary(user),
                     api_root=request.build_absolute_uri("/servlet/api"),
                 )
-    return render(request, "servlet/authentication.html", context, status=status)
+    response = render(request, "servlet/authentication.html", context, status=status)
+    if context.get("retry_after"):  # refused by the failed-login guard: when to come back, as the servlet says
+        response["Retry-After"] = str(context["retry_after"])
+    return response

@@ -7,7 +7,8 @@ Authorization header forms (servlet-api.md §5, product-behaviour.md §5.5):
     Basic base64(login:password)     the back-office login and password
 
 Failures are 401 with a stable code: MISSING_CREDENTIALS, INVALID_CREDENTIALS, TOKEN_EXPIRED,
-TOKEN_REVOKED; repeated wrong passwords are 429 (LOGIN_SLOWED, LOGIN_LOCKED, see accounts.lockout).
+TOKEN_REVOKED; repeated wrong passwords are 429 (LOGIN_SLOWED, LOGIN_LOCKED: accounts/backends.py and
+accounts/lockout.py, the guard every password check goes through).
 A valid user acting on a bot of another account, or beyond their role, gets 403 FORBIDDEN.
 
 Role matrix (a user acts only on the bots of their own account):
@@ -32,10 +33,10 @@ group holding the model permissions of its row of this table.
 import base64
 import binascii
 
-from django.contrib.auth import authenticate as check_password_of
+from django.contrib.auth import authenticate
 from django.utils import timezone
 
-from accounts import lockout
+from accounts import backends
 from accounts.models import ApiToken, Role
 from bots.servlet.errors import Forbidden, Unauthorized
 
@@ -194,13 +195,13 @@ def _basic_user(http_request, encoded: str):
 
 
 def login_with_password(request, login: str, password: str):
-    """The user with that login and password, behind the failed-login lockout; 401 or 429 otherwise."""
+    """The user with that login and password; 401 if wrong, 429 when the failed-login guard refuses the
+    attempt (accounts/backends.py counts it, as for every password check)."""
     http_request = getattr(request, "_request", request)
-    address = lockout.client_address(http_request)
-    lockout.check(address, login)
-    user = check_password_of(http_request, username=login, password=password)
+    user = authenticate(http_request, username=login, password=password)
+    refused = backends.refusal(http_request)
+    if refused is not None:
+        raise refused
     if user is None:
-        lockout.record_failure(address, login)
         raise Unauthorized("The login or the password is wrong.", code="INVALID_CREDENTIALS")
-    lockout.record_success(login)
     return user

@@ -51,10 +51,13 @@ INSTALLED_APPS = [
     "daphne",
     # The back office's theme (django-unfold): it stays the Django admin, with a sidebar, filters and
     # dashboards that read like a current product; it must come before django.contrib.admin.
-    "unfold",
+    # unfold's BasicAppConfig: the admin site is the back office's own (below), not the one unfold would set.
+    "unfold.apps.BasicAppConfig",
     "unfold.contrib.filters",
     "unfold.contrib.forms",
-    "django.contrib.admin",
+    # Django's admin, whose site is the back office's (unfold's, subclassed): its login and change-password
+    # forms answer a refused password attempt with 429 and how long to wait (accounts/backoffice_site.py).
+    "accounts.backoffice_app.BackOfficeAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -190,6 +193,11 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The only password backend: every authenticate() (back-office login, servlet Authentication and Basic, the
+# token page, the old-password check) goes through the failed-login guard (accounts/backends.py). A second
+# password backend would be a way around the guard, so there is none (tests/accounts/test_login_guard.py).
+AUTHENTICATION_BACKENDS = ["accounts.backends.GuardedModelBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
