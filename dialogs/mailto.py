@@ -24,6 +24,8 @@ SENT = "DMExportByMail"
 REFUSED = "DMExportByMailRefused"
 # Refusals that are the visitor's mistake, logged at INFO; the limits' refusals are WARNING (abuse shows there).
 INVALID, UNKNOWN = "invalid_address", "unknown_dialog"
+# The mail server failed or refused the mail (logged with its error, one line: an SMTP outage is no storm).
+FAILED = "failed"
 
 WORDS = {
     "fr": {
@@ -80,24 +82,25 @@ def export(bot, dialog: Dialog, text: str, client_address: str = "") -> Reply:
     service = bot_value(bot, "bot.servicename") or bot.name
     try:
         message(source, email, service, words).send()
-    except Exception:  # an SMTP server down or refusing: the visitor is told, the talk still answers
-        log.exception("Transcript of dialog %s not sent", source.pk)
-        return Reply(text=words["failed"], type_response=REFUSED)
+    except Exception as error:  # an SMTP server down or refusing: the visitor is told, the talk still answers
+        detail = f"{type(error).__name__}: {error}"[:300]
+        return _refused(words, FAILED, bot, source.uuid, client_address, email=email, error=detail)
     return Reply(text=words["sent"].format(email=html.escape(email[:100])), type_response=SENT)
 
 
-def _refused(words: dict, reason: str, bot, dialog_id, client_address: str, email="", shown="") -> Reply:
+def _refused(words: dict, reason: str, bot, dialog_id, client_address: str, email="", shown="", error="") -> Reply:
     """The visitor's answer, and one log line naming the reason (the recipient only by its digest)."""
     recipient = mail_limits.digest(mail_limits.recipient_key(email)) if email else "-"
     level = logging.INFO if reason in (INVALID, UNKNOWN, mail_limits.OFF) else logging.WARNING
     log.log(
         level,
-        "Transcript mail refused (%s): bot %s, dialog %s, client %s, recipient %s",
+        "Transcript mail refused (%s): bot %s, dialog %s, client %s, recipient %s%s",
         reason,
         bot.uuid,
         dialog_id,
         client_address or "-",
         recipient,
+        f", {error}" if error else "",
     )
     text = words[reason].format(email=shown, count=mail_limits.MAILS_PER_DIALOG)
     return Reply(text=text, type_response=REFUSED)

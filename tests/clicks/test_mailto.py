@@ -2,6 +2,8 @@
 (Django's e-mail backend; the locmem outbox in tests), escaped; an invalid address or an unknown dialog
 sends nothing; one dialog's transcript goes out a few times at most."""
 
+import logging
+
 import pytest
 from django.core import mail
 
@@ -110,15 +112,23 @@ def test_one_dialog_is_sent_a_few_times_at_most(chatbox):
     assert Dialog.objects.get(uuid=context_id).misunderstood_streak == 1  # HOSTILE's, untouched by the exports
 
 
-def test_a_mail_server_that_fails_is_said_and_the_talk_answers(chatbox, settings):
+def test_a_mail_server_that_fails_is_said_and_the_talk_answers(chatbox, settings, caplog):
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2  # nothing listens there
     context_id = a_short_dialog(chatbox)
-    values = chatbox.talk(f"#dydumailto:{context_id}:{fresh_recipient()}#")
+    recipient = fresh_recipient()
+    with caplog.at_level(logging.INFO, logger="dialogs.mailto"):
+        values = chatbox.talk(f"#dydumailto:{context_id}:{recipient}#")
     assert (values["typeResponse"], values["text"]) == (
         "DMExportByMailRefused",
         "L'e-mail n'a pas pu partir. Réessayez plus tard.",
     )
+    # one line with the mail server's error (no traceback), the recipient not in clear
+    (record,) = [r for r in caplog.records if r.name == "dialogs.mailto"]
+    assert record.getMessage().startswith("Transcript mail refused (failed)") and "ConnectionRefusedError" in (
+        record.getMessage()
+    )
+    assert record.exc_info is None and recipient not in record.getMessage()
 
 
 def test_the_limit_holds_and_the_talk_answers_while_the_shared_cache_is_down(chatbox, monkeypatch):
