@@ -9,6 +9,8 @@ names the field:
 - a NUL character anywhere (PostgreSQL cannot store one: the insert failed after the dialog was made);
 - a lone surrogate (a JSON body may spell one as "\\ud800"; it cannot be encoded as UTF-8, so it could
   be neither stored nor answered);
+- bytes that are not UTF-8 in a form field or the query string, percent-encoded (`%FF`, the surrogate
+  `%ED%A0%80`) or raw: Django would read them as U+FFFD and store a text the visitor never wrote;
 - JSON nested deeper than MAX_JSON_DEPTH, in the body or in a JSON field (variables, extraParameters):
   Python's parser recurses, and 5,000 levels raised RecursionError;
 - a body that cannot be read: multipart/form-data without a boundary or otherwise broken, JSON that is
@@ -16,12 +18,16 @@ names the field:
 The same checks apply to the URL's path segments (ServletView.initial).
 """
 
+import base64
+import binascii
+import contextlib
 import json
 import re
 from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
+from django.core.handlers.wsgi import WSGIRequest, get_bytes_from_wsgi
 from django.http.multipartparser import MultiPartParserError
 from django.http.request import UnreadablePostError
 from django.utils.http import parse_header_parameters
@@ -50,10 +56,7 @@ class ServletParams:
         """With `unencoded_keys` (the names a call's fields may have), a form body that is plainly not
         percent-encoded is split only before those names (unencoded_fields)."""
         request = getattr(request, "_request", request)  # a DRF Request wraps Django's
-        try:
-            data: dict[str, str] = dict(request.GET.items())
-        except TooManyFieldsSent:
-            raise InvalidField("query", "too many fields") from None
+        data = query_fields(request)
         content_type = (request.content_type or "").lower()
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
             if content_type.startswith("application/json"):
@@ -62,16 +65,13 @@ class ServletParams:
                 data.update(_multipart_fields(request))
             elif body := _body(request):
                 # Parsed by hand: some chatbox calls are not percent-encoded and come without a
-                # Content-Type; parse_qsl keeps what it cannot decode instead of failing.
-                text = body.decode("utf-8", errors="replace")
+                # Content-Type. Bytes that are not UTF-8 become lone surrogates (surrogateescape), which
+                # utf8_fields then refuses in the field that holds them.
+                text = body.decode("utf-8", errors="surrogateescape")
                 if unencoded_keys is not None and not PERCENT_ENCODED.match(text):
-                    data.update(unencoded_fields(text, unencoded_keys))
+                    data.update(utf8_fields(unencoded_fields(text, unencoded_keys).items()))
                     return cls(data)
-                try:
-                    fields = parse_qsl(text, keep_blank_values=True, max_num_fields=_max_fields())
-                except ValueError:
-                    raise InvalidField(BODY, "too many fields") from None
-                data.update(fields)
+                data.update(form_fields(text, BODY))
         return cls(data)
 
     def raw(self, *names: str) -> str | None:
@@ -167,6 +167,50 @@ def unencoded_fields(text: str, keys: re.Pattern) -> dict[str, str]:
     return fields
 
 
+def query_fields(request) -> dict[str, str]:
+    """The query string's fields, read as the form body is: bytes that are not UTF-8 are a 400 naming the
+    field (Django's request.GET would have replaced them)."""
+    request = getattr(request, "_request", request)
+    if isinstance(request, WSGIRequest):
+        raw = get_bytes_from_wsgi(request.environ, "QUERY_STRING", "")  # PEP 3333: the bytes as latin-1
+    else:
+        # Under ASGI Django decoded the raw query string as UTF-8 already (or refused the request).
+        raw = request.META.get("QUERY_STRING", "").encode("utf-8", errors="surrogateescape")
+    return form_fields(raw.decode("utf-8", errors="surrogateescape"), "query")
+
+
+def form_fields(text: str, where: str) -> dict[str, str]:
+    """The fields of an application/x-www-form-urlencoded text (percent-escapes decoded), checked to be
+    UTF-8; `where` names the body or the query string when there are too many fields."""
+    try:
+        pairs = parse_qsl(
+            text, keep_blank_values=True, max_num_fields=_max_fields(), encoding="utf-8", errors="surrogateescape"
+        )
+    except ValueError:
+        raise InvalidField(where, "too many fields") from None
+    return utf8_fields(pairs)
+
+
+def utf8_fields(pairs) -> dict[str, str]:
+    """The (name, value) pairs as a dict; a 400 naming the first field whose name or value holds bytes
+    that were not UTF-8 (decoded with surrogateescape, they are lone surrogates here)."""
+    fields = {}
+    for name, value in pairs:
+        for text in (name, value):
+            if not text.isascii() and not _encodable(text):
+                raise InvalidField(field_name(name), "contains bytes that are not UTF-8 text")
+        fields[name] = value
+    return fields
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_text(field: str, value: str) -> str:
     """The text as is, or a 400 naming the field if it holds a NUL or a lone surrogate."""
     if "\x00" in value:
@@ -245,10 +289,14 @@ def _multipart_fields(request) -> dict[str, str]:
     except UnreadablePostError:
         raise InvalidField(BODY, "the request body could not be read") from None
     if body:
-        boundary = request.content_params.get("boundary", "")
-        problem = multipart_problem(body, boundary.encode("ascii", errors="replace"))
+        boundary = request.content_params.get("boundary", "").encode("ascii", errors="replace")
+        problem = multipart_problem(body, boundary)
         if problem:
             raise InvalidField(BODY, f"not readable as multipart/form-data ({problem})")
+        # Django decoded each field with errors="replace": its bytes are checked here instead.
+        not_utf8 = field_not_utf8(body, boundary)
+        if not_utf8 is not None:
+            raise InvalidField(field_name(not_utf8), "contains bytes that are not UTF-8 text")
     return fields
 
 
@@ -284,16 +332,42 @@ def multipart_problem(body: bytes, boundary: bytes) -> str | None:
     return None
 
 
+def field_not_utf8(body: bytes, boundary: bytes) -> str | None:
+    """The name of the first form field (a part without a file name) of a well-formed multipart body whose
+    value is not UTF-8 text, or None. A file's bytes are its own business."""
+    delimiter = b"\r\n--" + boundary
+    for part in (b"\r\n" + body).split(delimiter)[1:-1]:
+        headers, _, value = part.lstrip(b" \t")[2:].partition(b"\r\n\r\n")
+        disposition = _header(headers, "content-disposition")
+        if disposition is None or "filename" in disposition or "filename*" in disposition:
+            continue
+        encoding = _header(headers, "content-transfer-encoding")
+        if encoding is not None and "base64" in encoding[""]:
+            with contextlib.suppress(binascii.Error):  # Django's parser keeps such a value as it came
+                value = base64.b64decode(value)
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            return disposition.get("name", "").strip() or BODY
+    return None
+
+
 def _names_a_field(headers: bytes) -> bool:
+    disposition = _header(headers, "content-disposition")
+    return disposition is not None and bool(disposition.get("name", "").strip())
+
+
+def _header(headers: bytes, wanted: str) -> dict | None:
+    """A part's header (its value under "", then its parameters), or None; lines Django skips are skipped."""
     for line in headers.split(b"\r\n"):
         try:
             main_value, parameters = parse_header_parameters(line.decode())
         except ValueError:  # not UTF-8, or not a header: Django skips such a line too
             continue
-        name, _, _ = main_value.partition(":")
-        if name.strip() == "content-disposition" and parameters.get("name", "").strip():
-            return True
-    return False
+        name, _, value = main_value.partition(":")
+        if name.strip() == wanted:
+            return {"": value.strip(), **parameters}
+    return None
 
 
 def _json_fields(body: bytes) -> dict[str, str]:

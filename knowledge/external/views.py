@@ -13,7 +13,7 @@ from bots.models import language_code
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import InvalidField
 from bots.servlet.limits import limit_for
-from bots.servlet.params import ServletParams
+from bots.servlet.params import ServletParams, query_fields
 from bots.servlet.schema import BOOLEAN, INTEGER, OBJECT, PROTECTED_RESOURCE_ERRORS, plain_schema, responses
 from bots.servlet.views import ServletView
 
@@ -116,7 +116,7 @@ def bot_language(bot, value: str | None) -> str:
 
 def query(request) -> ServletParams:
     """The query string's fields only: an import's body is the file, never read as a form."""
-    return ServletParams({name: value for name, value in request.GET.items()})
+    return ServletParams(query_fields(request))
 
 
 @extend_schema(

@@ -2,7 +2,6 @@
 a visitor's file (/livechat/uploads/<id>/, back-office session, always as an attachment)."""
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import TooManyFieldsSent
 from django.http import FileResponse, Http404
 from django.http.multipartparser import MultiPartParserError
 from django.utils.decorators import method_decorator
@@ -11,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from accounts.permissions import can
 from bots.servlet.errors import InvalidField, ServletError
-from bots.servlet.params import ServletParams
+from bots.servlet.params import ServletParams, query_fields
 from bots.servlet.schema import error_responses
 from bots.servlet.views import ServletView
 
@@ -85,10 +84,7 @@ class FileUploadView(ServletView):
 
 def _query(http_request) -> ServletParams:
     """The call's query-string fields only: the body is the file, read once by Django's parser."""
-    try:
-        return ServletParams(dict(http_request.GET.items()))
-    except TooManyFieldsSent:
-        raise InvalidField("query", "too many fields") from None
+    return ServletParams(query_fields(http_request))
 
 
 def _origin_header(http_request) -> str:

@@ -8,7 +8,9 @@ import json
 from contextlib import contextmanager
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.db import connection
+from django.test import AsyncClient
 
 from dialogs.models import ClientError, Dialog, GdprRequest, Interaction, Visit
 from livechat import frames
@@ -315,3 +317,106 @@ def test_a_tag_id_of_digits_that_are_not_ascii_is_an_unknown_tag(chatbox, tag):
     (found by the fuzzer, tests/fuzz)."""
     response = chatbox.post(f"chat/topknowledge/{chatbox.bot}", {"tagID": tag})
     assert_json_error(response, 404, "UNKNOWN_TAG")
+
+
+# Bytes that are not UTF-8 in a form: refused like a lone surrogate in JSON, never stored as U+FFFD.
+NOT_UTF8 = [b"%ED%A0%80", b"%FF", b"carte%C3", b"%C3%28"]
+
+
+@pytest.mark.parametrize("value", NOT_UTF8)
+def test_a_form_field_that_is_not_utf8_is_a_400_naming_it_and_stores_nothing(client, demo_bot, value):
+    body = b"userInput=carte&clientId=" + value + b"&language=fr"
+    url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
+    response = client.generic("POST", url, body, content_type="application/x-www-form-urlencoded")
+    assert_json_error(response, 400, "INVALID_FIELD", "clientId")
+    assert "not UTF-8" in response.json()["error"]
+    assert stored() == (0, 0, 0, 0, 0)
+
+
+def test_raw_bytes_that_are_not_utf8_in_an_unencoded_form_are_refused_too(client, demo_bot):
+    """CV5 sends some forms without percent-encoding (client-contract.md §1.4): raw bytes are checked too."""
+    url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
+    response = client.generic("POST", url, b"userInput=carte \xff perdue&language=fr", content_type="")
+    assert_json_error(response, 400, "INVALID_FIELD", "userInput")
+    assert stored() == (0, 0, 0, 0, 0)
+    accepted = client.generic("POST", url, "userInput=carte égarée ?&language=fr".encode(), content_type="")
+    assert accepted.status_code == 200, accepted.content
+
+
+@pytest.mark.parametrize("value", ["%FF", "%ED%A0%80"])
+def test_a_query_string_that_is_not_utf8_is_a_400_naming_the_field(client, demo_bot, value):
+    response = client.get(f"/servlet/api/chat/talk/{demo_bot.uuid}?userInput={value}")
+    assert_json_error(response, 400, "INVALID_FIELD", "userInput")
+    assert "not UTF-8" in response.json()["error"]
+    assert stored() == (0, 0, 0, 0, 0)
+
+
+def test_a_field_name_that_is_not_utf8_is_named_readably(client, demo_bot):
+    url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
+    response = client.generic(
+        "POST", url, b"userInput=carte&nom%FF=x", content_type="application/x-www-form-urlencoded"
+    )
+    assert_json_error(response, 400, "INVALID_FIELD", "nom\\udcff")
+    assert stored() == (0, 0, 0, 0, 0)
+
+
+def test_a_multipart_field_that_is_not_utf8_is_a_400_naming_it_but_a_file_may_hold_any_byte(client, demo_bot):
+    url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
+    content_type = "multipart/form-data; boundary=xyz"
+
+    def body(user_input: bytes) -> bytes:
+        return (
+            b'--xyz\r\nContent-Disposition: form-data; name="userInput"\r\n\r\n' + user_input + b"\r\n"
+            b'--xyz\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n\xff\xfe\x00\r\n--xyz--\r\n'
+        )
+
+    response = client.generic("POST", url, body(b"carte \xed\xa0\x80"), content_type=content_type)
+    assert_json_error(response, 400, "INVALID_FIELD", "userInput")
+    assert stored() == (0, 0, 0, 0, 0)
+    response = client.generic("POST", url, body("Combien coûte le compte ?".encode()), content_type=content_type)
+    assert response.status_code == 200, response.content
+    assert Interaction.objects.get().user_input == "Combien coûte le compte ?"
+
+
+@pytest.mark.parametrize(
+    "path,fields,field",
+    [
+        ("chat/feedback/comment/{bot}", b"contextUUID={ctx}&comment=tr%E8s%20bien", "comment"),
+        ("chat/search/{bot}", b"search=carte%FF", "search"),
+        ("chat/variable/{bot}", b"contextUuid={ctx}&name=x&value=%80", "value"),
+        ("chat/typing/{bot}", b"contextId={ctx}&content=%C3", "content"),
+    ],
+)
+def test_other_chat_calls_refuse_form_bytes_that_are_not_utf8(talked, path, fields, field):
+    """Latin-1 "très" (%E8) is what a page in the wrong charset sends: refused, not stored as "tr�s"."""
+    before = stored()
+    url = "/servlet/api/" + path.format(bot=talked.bot)
+    body = fields.replace(b"{ctx}", talked.context_id.encode())
+    response = talked.client.generic("POST", url, body, content_type="application/x-www-form-urlencoded")
+    assert_json_error(response, 400, "INVALID_FIELD", field)
+    assert stored() == before
+
+
+def test_utf8_forms_and_query_strings_are_read_as_before(chatbox):
+    values = chatbox.talk("Combien coûte le compte ?")  # percent-encoded UTF-8, as browsers send it
+    assert values["contextId"]
+    url = f"/servlet/api/chat/search/{chatbox.bot}?search=co%C3%BBte&language=fr"
+    assert chatbox.client.get(url).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_a_form_or_query_that_is_not_utf8_is_refused_the_same_way(demo_bot):
+    url = f"/servlet/api/chat/talk/{demo_bot.uuid}"
+
+    async def send():
+        client = AsyncClient()
+        form = await client.generic(
+            "POST", url, b"userInput=%ED%A0%80", content_type="application/x-www-form-urlencoded"
+        )
+        query = await client.get(url + "?userInput=carte%FF")
+        return form, query
+
+    form, query = async_to_sync(send)()
+    assert_json_error(form, 400, "INVALID_FIELD", "userInput")
+    assert_json_error(query, 400, "INVALID_FIELD", "userInput")
+    assert stored() == (0, 0, 0, 0, 0)
