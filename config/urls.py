@@ -29,6 +29,9 @@ admin.site.site_header = _("Bot platform · Back office")
 admin.site.site_title = _("Back office")
 admin.site.index_title = _("Bots, knowledge, dialogs and live chat")
 
+# A request Django refuses before any view (a Host not in ALLOWED_HOSTS): JSON on servlet paths.
+handler400 = "bots.servlet.bad_request.bad_request"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the back office's language switcher

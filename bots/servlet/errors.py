@@ -2,6 +2,7 @@
 
 import logging
 
+from django.core.exceptions import DisallowedHost
 from django.http import JsonResponse
 from rest_framework import exceptions as drf_exceptions
 
@@ -76,6 +77,18 @@ def error_response(status: int, code: str, message: str, **extra) -> JsonRespons
     body = {"error": message, "code": code}
     body.update(extra)
     return JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def servlet_bad_request(exception):
+    """The 400 in the servlet's error shape. A refused Host is not named back: Django's message about it is
+    advice for the server's operator (add it to ALLOWED_HOSTS), not for the caller."""
+    if isinstance(exception, DisallowedHost):
+        return error_response(
+            400,
+            "INVALID_HOST",
+            "The Host header names a site this server does not serve; call it by one of its own names.",
+        )
+    return error_response(400, "BAD_REQUEST", str(exception) or "The request is malformed.")
 
 
 def drf_exception_handler(exc, context):

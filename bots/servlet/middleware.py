@@ -24,7 +24,7 @@ from django.http import Http404, HttpResponse
 from bots.status import report, services
 
 from .envelope import plain_json
-from .errors import ServletError, error_response
+from .errors import ServletError, error_response, servlet_bad_request
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class ServletErrorMiddleware:
         if isinstance(exception, RequestDataTooBig):
             return error_response(413, "TOO_LARGE", "The request body is larger than this server accepts.")
         if isinstance(exception, SuspiciousOperation):
-            return error_response(400, "BAD_REQUEST", str(exception) or "The request is malformed.")
+            return servlet_bad_request(exception)
         if isinstance(exception, Http404):
             return error_response(404, "NOT_FOUND", str(exception) or "Not found.")
         log.exception("Unexpected failure on %s", request.path)
