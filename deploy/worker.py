@@ -10,7 +10,8 @@ It also bounds websocket messages in uvicorn itself (livechat/bounds.py): uvicor
 and 20 anonymous sockets sending 15 MB frames took two workers from 475 MB to 1.5-3.6 GB, never given
 back. With `ws_max_size` at the application's limit, uvicorn's websocket protocol (websockets' sans-I/O
 parser) fails a frame whose header declares more with 1009 before reading its payload, and checks a
-fragmented or compressed message as it grows. That parser reads a socket's next message only once the
+fragmented or compressed message as it grows; deploy/websocket_protocol.py makes sure the client reads
+that code. That parser reads a socket's next message only once the
 application has taken the last one, so uvicorn's `ws_max_queue` (used only by its older "websockets"
 protocol) does not apply.
 """
@@ -20,6 +21,8 @@ import threading
 
 from uvicorn_worker import UvicornWorker
 
+from deploy.websocket_protocol import AppWebSocketProtocol
+
 
 class AppWorker(UvicornWorker):
     def __init__(self, *args, **kwargs) -> None:
@@ -27,9 +30,10 @@ class AppWorker(UvicornWorker):
         # uvicorn cancels what still runs once gunicorn's graceful timeout has passed, as the master
         # would have killed the worker then.
         self.config.timeout_graceful_shutdown = self.cfg.graceful_timeout
-        # Named rather than "auto", which would quietly take wsproto, buffering differently, if the
-        # websockets package were missing.
-        self.config.ws = "websockets-sansio"
+        # uvicorn's websockets-sans-I/O protocol, named rather than "auto" (which would quietly take
+        # wsproto, buffering differently, without the websockets package), with its refusals reaching
+        # the client (deploy/websocket_protocol.py).
+        self.config.ws = AppWebSocketProtocol
 
     def run(self) -> None:
         # The application is loaded by now (gunicorn imports it before running the worker), and so are

@@ -15,7 +15,10 @@ bots/servlet/limits.py does for HTTP requests), so that every daphne process:
   connection when its close handshake times out (1 s);
 - stops reading a socket whose consumer has QUEUED_MESSAGES_MAX messages waiting, until it takes them:
   daphne would queue whatever a client sends, however fast, while uvicorn reads a socket's next message
-  only once the consumer has taken the last one.
+  only once the consumer has taken the last one;
+- lets the application close a socket with the protocol's own codes (1009 for a message over its path's
+  limit): daphne closes through autobahn's sendClose, which takes only 1000 and 3000-4999 from an
+  application, and raised on any other.
 """
 
 import logging
@@ -26,6 +29,8 @@ log = logging.getLogger(__name__)
 QUEUED_MESSAGES_MAX = 4
 # How often a socket whose reading is paused looks whether its consumer has caught up.
 RESUME_CHECK_SECONDS = 0.02
+# Close codes an endpoint may send (RFC 6455 7.4.1 and IANA's registry) beyond autobahn's 1000 and 3000-4999.
+PROTOCOL_CLOSE_CODES = frozenset({1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014})
 
 
 def install_daphne_socket_guard() -> bool:
@@ -66,6 +71,12 @@ def _bounded_factory(factory_class):
                 self.transport.pauseProducing()
                 self.reading_paused = True
                 reactor.callLater(RESUME_CHECK_SECONDS, self._resume_when_taken)
+
+        def serverClose(self, code=None):
+            if code in PROTOCOL_CLOSE_CODES:
+                self.sendCloseFrame(code=code, isReply=False)
+                return
+            super().serverClose(code)
 
         def _resume_when_taken(self):
             if self.state != self.STATE_OPEN:
