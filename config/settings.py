@@ -383,6 +383,17 @@ CHAT_CONCURRENCY = env.int("CHAT_CONCURRENCY", default=2)
 # Content-Length, before the body is read; the files are kept in CHAT_UPLOAD_DIR.
 CHAT_UPLOAD_MAX_BYTES = env.int("CHAT_UPLOAD_MAX_BYTES", default=10 * 1024 * 1024)
 CHAT_UPLOAD_DIR = env.path("CHAT_UPLOAD_DIR", default=str(DATA_DIR / "uploads"))
+# Websocket messages (livechat/bounds.py): a chatbox frame over CHAT_FRAME_MAX_BYTES, a console action over
+# CONSOLE_FRAME_MAX_BYTES closes the socket with 1009, and the server itself (daphne, uvicorn) refuses a
+# frame over the larger of the two from its header, before reading it. The largest legitimate chatbox
+# frame, a talk on a bot with SAML on (a signed saml2_info of up to 16 KB in every frame, 600 typed
+# characters, the page's address), is about 22 KB; the console's, a 4,000-character message, at most 24 KB.
+CHAT_FRAME_MAX_BYTES = env.int("CHAT_FRAME_MAX_BYTES", default=32 * 1024)
+CONSOLE_FRAME_MAX_BYTES = env.int("CONSOLE_FRAME_MAX_BYTES", default=32 * 1024)
+# Open websockets one server process accepts; the next handshake is refused (503 under uvicorn, 403 under
+# daphne) and the chatbox falls back to polling. 0: 20,000 (what a process was measured to hold in under
+# 1 GB, bench/LIVECHAT.md), never more than the process's open-file limit less 1,000.
+WEBSOCKETS_PER_PROCESS = env.int("WEBSOCKETS_PER_PROCESS", default=0)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
