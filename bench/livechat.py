@@ -376,6 +376,9 @@ def platform_env(database_url: str, redis_url: str, folder: Path) -> dict:
             "LOG_LEVEL": "WARNING",
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "PYTHONUNBUFFERED": "1",
+            # What a process can hold is measured here, past the platform's own bound (livechat/bounds.py:
+            # by default 1,000 fewer sockets than the process may open files).
+            "WEBSOCKETS_PER_PROCESS": "20000",
         }
     )
     return env
