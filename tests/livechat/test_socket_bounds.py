@@ -35,8 +35,10 @@ def padded(frame: dict, size: int) -> str:
 
 
 async def closed_with(communicator) -> dict:
-    """The server's next output must close the socket; it is returned."""
+    """The close the server sends next, past what was already on its way (a console's pushes)."""
     output = await communicator.receive_output(timeout=5)
+    while output["type"] == "websocket.send":
+        output = await communicator.receive_output(timeout=5)
     assert output["type"] == "websocket.close", output
     return output
 
