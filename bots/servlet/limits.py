@@ -37,6 +37,10 @@ connection is closed, so a server never reads the rest of it:
 
 The paths compared are the application's own (without a root path or SCRIPT_NAME the server strips), the
 same Django routes on.
+
+A body under its limit to an upload URL whose view would refuse the caller anyway (no credentials, another
+account's bot…) is answered from its headers before it is read: before_body.py, wired here and in
+config/wsgi.py after the 413 (which needs no database work) and before a chunked body is read.
 """
 
 import logging
@@ -122,10 +126,10 @@ def refusal(limit: Limit, path: str, origin: bytes | None) -> tuple[list[tuple[b
         # The rest of the body is never read, so the connection cannot carry another request.
         (b"connection", b"close"),
     ]
-    return headers + _cors(path, origin), body
+    return headers + cors_headers(path, origin), body
 
 
-def _cors(path: str, origin: bytes | None) -> list[tuple[bytes, bytes]]:
+def cors_headers(path: str, origin: bytes | None) -> list[tuple[bytes, bytes]]:
     """What django-cors-headers would add (the 413 never reaches it), so the chatbox's script sees the error."""
     if not origin or not re.match(getattr(settings, "CORS_URLS_REGEX", r"^.*$"), path):
         return []
@@ -139,7 +143,7 @@ def _cors(path: str, origin: bytes | None) -> list[tuple[bytes, bytes]]:
 DIGITS = re.compile(r"[0-9]+")
 
 
-def _declared_length(value: bytes | str | None) -> int | None:
+def declared_length(value: bytes | str | None) -> int | None:
     """The Content-Length, or None when absent or unreadable (the server itself refuses a malformed one)."""
     if value is None:
         return None
@@ -175,7 +179,7 @@ class BodyLimitMiddleware:
         limit = limit_for(path)
         headers = dict(scope.get("headers") or ())
         origin = headers.get(b"origin")
-        declared = _declared_length(headers.get(b"content-length"))
+        declared = declared_length(headers.get(b"content-length"))
         if declared is not None and declared > limit.max_bytes:
             return await self._refuse(send, limit, path, origin)
         if declared is None and b"chunked" in headers.get(b"transfer-encoding", b"").lower():
@@ -252,9 +256,13 @@ class BodyLimitMiddleware:
 
 
 def bounded_bodies(application):
-    """The ASGI application with every request body bounded; inside daphne, daphne's own reading too."""
+    """The ASGI application with every request body bounded, and an upload its view would refuse answered
+    from its headers (before_body.py); inside daphne, daphne's own reading too."""
+    from .before_body import BeforeBodyMiddleware  # it imports this module
+
     install_daphne_guard()
-    return BodyLimitMiddleware(application)
+    # The 413 first (no database work), then the view's own refusal, then a chunked body read.
+    return BeforeBodyMiddleware(BodyLimitMiddleware(application))
 
 
 # --- daphne (Twisted) ---------------------------------------------------------------------------------
@@ -271,12 +279,14 @@ def install_daphne_guard() -> bool:
 
     if getattr(http_protocol.WebRequest, "bounds_bodies", False):
         return True
-    http_protocol.WebRequest = _bounded_web_request(http_protocol.WebRequest)
+    from .before_body_daphne import checked_web_request  # it imports this module
+
+    # The body limit's 413 first, then the view's own refusal from the headers (before_body.py).
+    http_protocol.WebRequest = checked_web_request(_bounded_web_request(http_protocol.WebRequest))
     return True
 
 
 def _bounded_web_request(web_request):
-    from twisted.internet import reactor
     from twisted.web import http
 
     class BoundedWebRequest(web_request):
@@ -306,7 +316,7 @@ def _bounded_web_request(web_request):
             # the ASGI middleware still refuses them, after Twisted has stored the body.
             if isinstance(self.channel, http.HTTPChannel):
                 root = getattr(getattr(self, "server", None), "root_path", "") or ""  # daphne's --root-path
-                self._body_path = without_root(_request_path(getattr(self.channel, "_path", b"/")), root)
+                self._body_path = without_root(request_path(getattr(self.channel, "_path", b"/")), root)
                 self._body_limit = limit_for(self._body_path)
                 if length is not None and length > self._body_limit.max_bytes:
                     # Twisted answers "100 Continue" after this method: the client must not be invited.
@@ -333,18 +343,9 @@ def _bounded_web_request(web_request):
 
         def _refuse_body(self):
             self._body_refused = True
-            channel = self.channel
-            transport = channel.transport
             origin = (self.requestHeaders.getRawHeaders(b"Origin") or [None])[0]
             headers, body = refusal(self._body_limit, self._body_path, origin)
-            head = [f"HTTP/1.1 {STATUS_LINE}".encode()] + [name + b": " + value for name, value in headers]
-            transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
-            # Read nothing more from this client; anything Twisted already holds is dropped.
-            transport.pauseProducing()
-            channel.dataReceived = lambda data: None
-            if hasattr(transport, "loseWriteConnection"):
-                transport.loseWriteConnection()  # the client sees the end of the answer at once
-            reactor.callLater(LINGER_SECONDS, transport.loseConnection)
+            answer_and_close(self.channel, STATUS_LINE, headers, body)
             log.info(
                 "refused a request body over %s bytes for %s (setting %s)",
                 self._body_limit.max_bytes,
@@ -356,7 +357,22 @@ def _bounded_web_request(web_request):
     return BoundedWebRequest
 
 
-def _request_path(target: bytes) -> str:
+def answer_and_close(channel, status_line: str, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """Write an answer straight to a Twisted HTTP channel's socket, read nothing more from it (anything
+    Twisted already holds is dropped), and close it after LINGER_SECONDS."""
+    from twisted.internet import reactor
+
+    transport = channel.transport
+    head = [f"HTTP/1.1 {status_line}".encode()] + [name + b": " + value for name, value in headers]
+    transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+    transport.pauseProducing()
+    channel.dataReceived = lambda data: None
+    if hasattr(transport, "loseWriteConnection"):
+        transport.loseWriteConnection()  # the client sees the end of the answer at once
+    reactor.callLater(LINGER_SECONDS, transport.loseConnection)
+
+
+def request_path(target: bytes) -> str:
     """The percent-decoded path of a request target (origin form, or absolute form through a proxy)."""
     text = target.decode("latin-1")
     if not text.startswith("/"):
@@ -379,7 +395,7 @@ class BodyLimitWSGIMiddleware:
         limit = limit_for(path)
         origin = environ.get("HTTP_ORIGIN")
         origin = origin.encode("latin-1") if origin else None
-        declared = _declared_length(environ.get("CONTENT_LENGTH") or None)
+        declared = declared_length(environ.get("CONTENT_LENGTH") or None)
         if declared is not None and declared > limit.max_bytes:
             return self._refuse(start_response, limit, path, origin)
         if declared is None and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():

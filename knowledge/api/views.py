@@ -147,8 +147,13 @@ class KnowledgeBaseExportView(ServletView):
     responses=IMPORT_ANSWERS,
 )
 class KnowledgeBaseImportView(ServletView):
+    @staticmethod
+    def before_body(request, bot_uuid):
+        """What is checked before the file is read (here, and from the headers by bots/servlet/before_body.py)."""
+        return permitted_bot(request, bot_uuid, "knowledge.edit")
+
     def post(self, request, bot_uuid):
-        bot, user = permitted_bot(request, bot_uuid, "knowledge.edit")
+        bot, user = self.before_body(request, bot_uuid)
         with received_file(request) as source:
             report = exchange.import_knowledge_base(bot, source, user=user)
         return plain_json(report.as_json())
@@ -214,8 +219,13 @@ class GalleryExportView(ServletView):
     responses=IMPORT_ANSWERS,
 )
 class GalleryImportView(ServletView):
+    @staticmethod
+    def before_body(request, bot_uuid):
+        """What is checked before the file is read (here, and from the headers by bots/servlet/before_body.py)."""
+        return permitted_bot(request, bot_uuid, "knowledge.edit")
+
     def post(self, request, bot_uuid):
-        bot, _ = permitted_bot(request, bot_uuid, "knowledge.edit")
+        bot, _ = self.before_body(request, bot_uuid)
         with received_file(request) as source:
             report = exchange.import_gallery(bot, source)
         return plain_json(report.as_json())
@@ -243,9 +253,15 @@ class BotDataExportView(ServletView):
     responses=IMPORT_ANSWERS,
 )
 class BotDataImportView(ServletView):
-    def post(self, request, bot_uuid):
+    @staticmethod
+    def before_body(request, bot_uuid):
+        """What is checked before the file is read (here, and from the headers by bots/servlet/before_body.py)."""
         bot, user = permitted_bot(request, bot_uuid, "knowledge.edit")
         authorize(request, bot, "preferences.edit")
+        return bot, user
+
+    def post(self, request, bot_uuid):
+        bot, user = self.before_body(request, bot_uuid)
         with received_file(request) as source:
             report = exchange.import_knowledge_base(bot, source, preferences=True, user=user)
         return plain_json(report.as_json())

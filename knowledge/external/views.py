@@ -175,9 +175,14 @@ class RasaStatusView(ServletView):
     ),
 )
 class RasaImportView(ServletView):
-    def post(self, request, bot_uuid):
+    @staticmethod
+    def before_body(request, bot_uuid):
+        """What is checked before the file is read (here, and from the headers by bots/servlet/before_body.py)."""
         bot, _ = permitted_bot(request, bot_uuid, "knowledge.edit")
-        language = bot_language(bot, query(request).text("language", max_length=40))
+        return bot, bot_language(bot, query(request).text("language", max_length=40))
+
+    def post(self, request, bot_uuid):
+        bot, language = self.before_body(request, bot_uuid)
         limit = limit_for(request.path_info)
         with received_file(request, body_types=YAML_TYPES, max_bytes=limit.max_bytes, setting=limit.setting) as source:
             data = read_nlu(source)

@@ -1,6 +1,8 @@
 """/servlet/fileupload (the chatbox sends a file; it reads an HTML answer) and the operators' download of
 a visitor's file (/livechat/uploads/<id>/, back-office session, always as an attachment)."""
 
+from dataclasses import dataclass
+
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
 from django.http.multipartparser import MultiPartParserError
@@ -64,22 +66,53 @@ def _page(description: str) -> OpenApiResponse:
 )
 @method_decorator(xframe_options_exempt, name="dispatch")  # CV5 may post the form into a hidden frame
 class FileUploadView(ServletView):
+    @staticmethod
+    def before_body(request):
+        """The page refusing the call from its query string and headers alone (the body is the file): no
+        live dialog, an origin not allowed, a bad callback; here, and before the body is read by
+        bots/servlet/before_body.py. None when the file may be sent."""
+        return _checked_call(getattr(request, "_request", request)).refusal
+
     def post(self, request):
         http_request = request._request
-        callback, origin = "", ""
+        call = _checked_call(http_request)
+        if call.refusal is not None:
+            return call.refusal
         try:
-            query = _query(http_request)
-            callback = answer.callback_name(query.text("cb"))
-            origin = answer.checked_origin(query.text("origin"))
-            answer.checked_origin(_origin_header(http_request))
-            dialog = receiving.dialog_for(query.text("ctx", "contextId", "contextUuid", required=True))
-            uploaded = _uploaded_file(http_request, query.text("fin") or FIELD)
-            upload = receiving.receive(dialog, uploaded)
+            uploaded = _uploaded_file(http_request, call.query.text("fin") or FIELD)
+            upload = receiving.receive(call.dialog, uploaded)
         except types.Refused as refused:
-            return answer.page(callback, origin, [], status=415, error=refused.message, code=refused.code)
+            return answer.page(call.callback, call.origin, [], status=415, error=refused.message, code=refused.code)
         except ServletError as error:
-            return answer.page(callback, origin, [], status=error.status, error=error.message, code=error.code)
-        return answer.page(callback, origin, [upload.name])
+            return call.refused(error)
+        return answer.page(call.callback, call.origin, [upload.name])
+
+
+@dataclass
+class _Call:
+    """What the query string and headers say of a file upload; `refusal` is the page refusing it, if any."""
+
+    callback: str = ""
+    origin: str = ""
+    query: ServletParams | None = None
+    dialog: object = None
+    refusal: object = None
+
+    def refused(self, error: ServletError):
+        return answer.page(self.callback, self.origin, [], status=error.status, error=error.message, code=error.code)
+
+
+def _checked_call(http_request) -> _Call:
+    call = _Call()
+    try:
+        call.query = _query(http_request)
+        call.callback = answer.callback_name(call.query.text("cb"))
+        call.origin = answer.checked_origin(call.query.text("origin"))
+        answer.checked_origin(_origin_header(http_request))
+        call.dialog = receiving.dialog_for(call.query.text("ctx", "contextId", "contextUuid", required=True))
+    except ServletError as error:
+        call.refusal = call.refused(error)
+    return call
 
 
 def _query(http_request) -> ServletParams:

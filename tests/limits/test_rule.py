@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bots.servlet.limits import _declared_length, limit_for, refusal, without_root
+from bots.servlet.limits import declared_length, limit_for, refusal, without_root
 from tests.limits.conftest import CHAT_LIMIT, MB, OTHER_LIMIT
 
 BOT = "d3b0d3b0-0000-4000-8000-000000000001"
@@ -59,7 +59,7 @@ def test_a_root_path_is_not_part_of_the_url_that_decides():
 )
 def test_only_a_plain_decimal_content_length_counts(header, length):
     """Anything else is left to the server, which refuses a malformed Content-Length itself."""
-    assert _declared_length(header) == length
+    assert declared_length(header) == length
 
 
 def test_the_413_names_the_limit_in_the_servlet_error_shape():
