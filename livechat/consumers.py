@@ -1,6 +1,7 @@
 """The websockets: the chatbox's (frames in, answers and live-chat pushes out) and the operators'
 console's (actions in, the console's news out). Both only parse and deliver; the work is done by
-the same services as the REST calls."""
+the same services as the REST calls. Their channel layer is best effort (layer_loop): without Redis
+they are served on, without live pushes; without the database they say so at once (unavailable)."""
 
 import asyncio
 import json
@@ -11,34 +12,18 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from bots.servlet.errors import ServletError
+from bots.status import services
 from dialogs.contexts import parse_context_id
 
-from . import console, frames
+from . import console, frames, unavailable
 from .delivery import account_group, dialog_group, frame_text, operator_group
-from .layer import record_layer_failure
+from .layer_loop import BestEffortLayer
 
 log = logging.getLogger(__name__)
 SUBPROTOCOL = "svcchat"
 
 
-class LayerWatch:
-    """A channel layer that fails under a consumer (Redis gone, a read timeout) closes its socket with
-    1011; the failure is recorded so the server status reports live chat as Ko."""
-
-    async def __call__(self, scope, receive, send):
-        try:
-            return await super().__call__(scope, receive, send)
-        except Exception as error:
-            # The consumer dies without its disconnect(): an operator's heartbeat would keep a dead
-            # console "available" forever, so its visitors would never be moved.
-            heartbeat = getattr(self, "heartbeat", None)
-            if heartbeat is not None:
-                heartbeat.cancel()
-            await database_sync_to_async(record_layer_failure)(error)
-            raise
-
-
-class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
+class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
     """The chatbox's socket (/servlet//chatWs, /servlet/chatWs, /chatWs). Once a frame names its dialog,
     the socket joins the dialog's group, where live chat pushes operator messages and notifications."""
 
@@ -48,9 +33,11 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
         # servlet-api.md names the svcchat subprotocol; the chatbox offers none, so both are accepted.
         offered = self.scope.get("subprotocols") or []
         await self.accept(SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        self.serve_pushes()
 
     async def receive(self, text_data=None, bytes_data=None):
         if text_data is None:
+            await self.error("Frames are JSON text; a binary frame is not read.")
             return
         if text_data.strip() == "ping":
             await self.send(text_data="pong")
@@ -62,10 +49,17 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
         except (ValueError, RecursionError):
             await self.error("Frames are JSON objects.")
             return
+        if unavailable.database_down():
+            await self.unavailable(frame)
+            return
         try:
-            outcome = await database_sync_to_async(frames.handle)(frame, "websocket", self.client_address())
+            handle = unavailable.check(frames.handle)
+            outcome = await database_sync_to_async(handle)(frame, "websocket", self.client_address())
         except ServletError as error:
             await self.error(error.message)
+            return
+        except unavailable.DatabaseUnavailable:
+            await self.unavailable(frame)
             return
         except Exception:  # the socket stays open: one bad frame must not cut the visitor off
             log.exception("A chatbox frame failed")
@@ -83,19 +77,19 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
 
     async def follow(self, context_id: str):
         parsed = parse_context_id(context_id)
-        if parsed is None or self.channel_layer is None:
+        if parsed is None:
             return
         group = dialog_group(parsed)
         if group == self.group:
             return
         if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-        await self.channel_layer.group_add(group, self.channel_name)
+            await self.leave(self.group)
         self.group = group
+        await self.join(group)
 
     async def disconnect(self, code):
-        if self.group and self.channel_layer is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.group:
+            await self.leave(self.group)
 
     async def livechat_push(self, event):
         await self.send(text_data=event["text"])
@@ -103,10 +97,15 @@ class ChatboxConsumer(LayerWatch, AsyncWebsocketConsumer):
     async def error(self, message: str):
         await self.send(text_data=frame_text("notification", {"code": "ERRInvalidRequest", "error": message}))
 
+    async def unavailable(self, frame: dict):
+        await self.send(text_data=frame_text("notification", unavailable.chatbox_values(frame)))
 
-class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
+
+class OperatorConsumer(BestEffortLayer, AsyncWebsocketConsumer):
     """The operators' console (/servlet/operator/ws): the logged-in back-office user's session. JSON
-    actions in ({"action": …, "ref": …}); the console's news out ({"type": …})."""
+    actions in ({"action": …, "ref": …}); the console's news out ({"type": …}). While the channel layer
+    is down the console stays open and is told ({"type": "degraded"}): it acts as usual but hears of
+    nothing new; when the layer answers again it gets {"type": "restored"} and its whole state."""
 
     operator_id = None
     heartbeat = None
@@ -114,17 +113,25 @@ class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
     async def connect(self):
         user = self.scope.get("user")
         try:
-            self.operator = await database_sync_to_async(console.connect)(user)
+            self.operator = await database_sync_to_async(unavailable.check(console.connect))(user)
         except ServletError as error:
             await self.accept()
             await self.send_json({"type": "error", "code": error.code, "error": error.message})
             await self.close(code=4403)
             return
+        except unavailable.DatabaseUnavailable:
+            await self.accept()
+            await self.send_json(unavailable.console_error())
+            await self.close(code=unavailable.TRY_AGAIN_LATER)
+            return
         self.operator_id = self.operator.pk
         await self.accept()
-        await self.channel_layer.group_add(operator_group(self.operator_id), self.channel_name)
-        await self.channel_layer.group_add(account_group(self.operator.account_id), self.channel_name)
+        joined = await self.join(operator_group(self.operator_id))
+        joined = await self.join(account_group(self.operator.account_id)) and joined
         await self.send_json(await database_sync_to_async(console.state)(self.operator))
+        if not joined:
+            await self._tell_lost()
+        self.serve_pushes()
         self.heartbeat = asyncio.ensure_future(self.beat())
 
     async def beat(self):
@@ -132,29 +139,63 @@ class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
         interval = max(1.0, settings.LIVECHAT_OPERATOR_GRACE_SECONDS / 3)
         while True:
             await asyncio.sleep(interval)
-            await database_sync_to_async(console.heartbeat)(self.operator_id)
+            if unavailable.database_down():
+                continue  # nothing to write to; the watch says when it is back
+            try:
+                await database_sync_to_async(console.heartbeat)(self.operator_id)
+            except Exception as error:  # the beat goes on: a failure must not end the operator's presence
+                if services.is_database_failure(error):
+                    await unavailable.seen_async(error)
+                else:
+                    log.warning("An operator's console heartbeat failed: %s", error)
 
     async def disconnect(self, code):
         if self.heartbeat is not None:
             self.heartbeat.cancel()
         if self.operator_id is not None:
-            await self.channel_layer.group_discard(operator_group(self.operator_id), self.channel_name)
-            await self.channel_layer.group_discard(account_group(self.operator.account_id), self.channel_name)
+            await self.leave(operator_group(self.operator_id))
+            await self.leave(account_group(self.operator.account_id))
+
+    async def layer_lost(self):
+        await self.send_json(
+            {
+                "type": "degraded",
+                "error": "Live chat's channel layer (Redis) is unreachable: this console is not told of new "
+                "messages or visitors until it answers again; actions still work.",
+            }
+        )
+
+    async def layer_back(self):
+        if self.operator_id is None:
+            return
+        await self.send_json({"type": "restored"})
+        try:
+            state = await database_sync_to_async(unavailable.check(console.state))(self.operator)
+        except unavailable.DatabaseUnavailable:
+            await self.send_json(unavailable.console_error())
+            return
+        await self.send_json(state)  # what it missed meanwhile
 
     async def receive(self, text_data=None, bytes_data=None):
-        if self.operator_id is None or text_data is None:
+        if self.operator_id is None:
             return
         ref = None
         try:
+            if text_data is None:
+                raise ValueError("a binary frame")
             action = json.loads(text_data)
             if not isinstance(action, dict):
                 raise ValueError
             ref = action.get("ref")
-            reply = await database_sync_to_async(console.act)(self.operator_id, action)
+            if unavailable.database_down():
+                raise unavailable.DatabaseUnavailable
+            reply = await database_sync_to_async(unavailable.check(console.act))(self.operator_id, action)
         except (ValueError, RecursionError):
-            reply = {"type": "error", "code": "BAD_REQUEST", "error": "Actions are JSON objects."}
+            reply = {"type": "error", "code": "BAD_REQUEST", "error": "Actions are JSON objects in text frames."}
         except ServletError as error:
             reply = {"type": "error", "code": error.code, "error": error.message}
+        except unavailable.DatabaseUnavailable:
+            reply = unavailable.console_error()
         except Exception:  # the console stays connected: the operator sees the failure and may retry
             log.exception("An operator's console action failed")
             reply = {"type": "error", "code": "INTERNAL_ERROR", "error": "The server failed; the failure is logged."}
@@ -170,8 +211,9 @@ class OperatorConsumer(LayerWatch, AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(content, ensure_ascii=False))
 
 
-class UnknownPathConsumer(AsyncWebsocketConsumer):
-    """Any other websocket path: the handshake is refused (HTTP 403), cleanly, without an error logged."""
+class UnknownPathConsumer(BestEffortLayer, AsyncWebsocketConsumer):
+    """Any other websocket path: the handshake is refused (HTTP 403), cleanly, without an error logged
+    (it never reads the channel layer, so a Redis outage cannot fail it either)."""
 
     async def connect(self):
         await self.close()

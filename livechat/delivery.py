@@ -6,7 +6,6 @@ reads the stored events after its `lastPoll` (architecture.md §3).
 """
 
 import json
-import logging
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -15,9 +14,8 @@ from django.db import transaction
 from bots.servlet.envelope import encode_values
 from dialogs.clock import epoch_ms
 
+from .layer_health import health
 from .models import LivechatEvent, LivechatRequest
-
-log = logging.getLogger(__name__)
 
 
 def dialog_group(dialog_uuid) -> str:
@@ -86,11 +84,14 @@ def to_account(account_id: int, message: dict):
 
 def send(group: str, message: dict):
     """Best effort: the message is stored already, so a channel layer that fails loses no data (the
-    poll, the history and the console's reload read the database)."""
+    poll, the history and the console's reload read the database). A failure is the layer's outage,
+    logged once by layer_health; while it lasts pushes are not tried (a talk never waits on Redis)."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not health.usable():
         return
     try:
         async_to_sync(layer.group_send)(group, message)
-    except Exception:
-        log.exception("Could not push to %s through the channel layer", group)
+    except Exception as error:
+        health.failed(error)
+    else:
+        health.succeeded()

@@ -44,14 +44,15 @@ def _redis_default_timeout():
 def record_layer_failure(error: Exception) -> None:
     """A consumer lost its channel layer: remembered (in the shared cache) for the server status,
     unless Redis was simply unreachable (the status's own round trip tells that while it lasts)."""
-    if _unreachable(error):
+    if is_unreachable(error):
         return
     # The cache may be the same Redis that just failed: then the status's own round trip tells.
     with contextlib.suppress(Exception):
         cache.set(FAILURE_KEY, {"at": time.time(), "error": f"{type(error).__name__}: {str(error)[:200]}"}, 3600)
 
 
-def _unreachable(error: Exception) -> bool:
+def is_unreachable(error: BaseException) -> bool:
+    """Redis simply could not be reached (refused, reset): what an outage looks like."""
     try:
         from redis.exceptions import ConnectionError as RedisConnectionError
     except ImportError:

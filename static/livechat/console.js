@@ -44,6 +44,17 @@
     TIMEOUT: "Pas de réponse",
     OFFLINE: "Hors connexion"
   };
+  // Words translated by the page itself (templates/livechat/console.html, Django's {% translate %}),
+  // read from the banner's data attributes; English if the page did not give them.
+  var WORDS = (function () {
+    var data = (document.getElementById("connection-banner") || {}).dataset || {};
+    return {
+      degraded: data.textDegraded || "Live chat is degraded: new messages may not arrive; reconnecting…",
+      restored: data.textRestored || "Live chat is back: the console is up to date.",
+      unavailable: data.textUnavailable || "Service temporarily unavailable"
+    };
+  })();
+  ERROR_TITLES.DATABASE_UNAVAILABLE = WORDS.unavailable;
 
   // ------------------------------------------------------------------ small helpers
 
@@ -226,6 +237,7 @@
       competencies: []
     },
     loaded: false,
+    degraded: false, // the server cannot push to this console (its channel layer is down)
     dialogs: [], // my dialogs (cards), in the server's order
     queue: [],
     operators: [],
@@ -315,6 +327,7 @@
       if (socket !== ws) return;
       socket = null;
       connected = false;
+      S.degraded = false; // the reconnection's own banner takes over; a new socket is told again
       clearInterval(heartbeatTimer);
       stopTyping(true);
       failWaiting("OFFLINE", "La connexion au serveur a été perdue.");
@@ -437,13 +450,16 @@
     taken: function () { /* handled where it was asked */ },
     transferred: function () { /* the "removed" push does the work */ },
     ok: function (m) { if (m.action === "end" && m.dialog) markEnded(m.dialog, "operator", ""); },
+    degraded: onDegraded,
+    restored: onRestored,
     canned: function () { /* handled where it was asked */ }
   };
 
   function onState(m) {
     var first = !S.loaded;
     S.loaded = true;
-    hideBanner();
+    if (S.degraded) showBanner("degraded", WORDS.degraded);
+    else hideBanner();
     var serverNow = parseTime(m.now);
     if (serverNow !== null) clockSkew = serverNow - Date.now();
     S.me = Object.assign({}, S.me, m.operator || {});
@@ -470,6 +486,20 @@
     }
     renderAll();
     if (first) setTimeout(function () { $("status-select").disabled = false; }, 0);
+  }
+
+  /** The socket is open but the server cannot push to it: say so until it can ("restored"). */
+  function onDegraded() {
+    S.degraded = true;
+    showBanner("degraded", WORDS.degraded);
+  }
+
+  /** Pushes reach the console again; the "state" that follows brings what was missed meanwhile. */
+  function onRestored() {
+    if (!S.degraded) return;
+    S.degraded = false;
+    hideBanner();
+    toast("info", WORDS.restored, "");
   }
 
   function onDialog(m) {
@@ -1845,8 +1875,11 @@
     var banner = $("connection-banner");
     banner.hidden = false;
     banner.classList.toggle("is-fatal", kind === "fatal");
+    banner.classList.toggle("is-degraded", kind === "degraded");
+    banner.dataset.kind = kind;
     $("banner-text").textContent = text;
-    $("banner-retry").hidden = kind === "fatal";
+    // Degraded: the socket is open and the server retries by itself; nothing for the operator to do.
+    $("banner-retry").hidden = kind !== "retry";
     $("banner-login").hidden = kind !== "fatal";
     document.body.classList.add("has-banner");
   }
