@@ -10,13 +10,17 @@ daphne, waits as long for the client's close reply): the client reads 1009 first
 its frame is read meanwhile.
 """
 
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 LINGER_SECONDS = 1.0
 
 
 class AppWebSocketProtocol(WebSocketsSansIOProtocol):
+    failed = False
+
     def handle_parser_exception(self) -> None:
+        self.failed = True
         close = self.conn.close_sent
         self.queue.put_nowait({"type": "websocket.disconnect", "code": close.code, "reason": close.reason})
         self.transport.write(b"".join(self.conn.data_to_send()))
@@ -26,3 +30,11 @@ class AppWebSocketProtocol(WebSocketsSansIOProtocol):
         # one stays paused until it closes.
         self.read_paused = False
         self.close_timer = self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
+    async def send(self, message) -> None:
+        # Until the socket closes, the application may still send (its pushes, an answer on its way): it
+        # is told the client is gone, as uvicorn tells it once the socket has closed, rather than that it
+        # broke the protocol.
+        if self.failed:
+            raise ClientDisconnected()
+        await super().send(message)

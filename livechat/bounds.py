@@ -29,12 +29,14 @@ ASGI `websocket.http.response` extension (uvicorn), else daphne's only refusal, 
 polls over REST.
 """
 
+import contextlib
 import logging
 import re
 import resource
 import time
 from dataclasses import dataclass
 
+from autobahn.exception import Disconnected
 from django.conf import settings
 
 from bots.servlet.errors import error_response
@@ -52,6 +54,10 @@ MESSAGE_TOO_BIG = 1009
 RETRY_AFTER_SECONDS = 5
 # A refused handshake is logged at most this often (with the count since), never once per refusal.
 REFUSALS_LOGGED_EVERY = 60.0
+
+# What a server raises when the application sends on a socket already closed: uvicorn's ClientDisconnected
+# (an OSError, as ASGI asks), daphne's (autobahn's) Disconnected.
+CLIENT_GONE = (OSError, Disconnected)
 
 # livechat/routing.py's console route, on the path the router matches (leading slashes removed).
 CONSOLE_PATH = re.compile(r"^servlet/operator/ws/?$")
@@ -151,7 +157,11 @@ class SocketBounds:
             return message
 
         async def guarded_send(message):
-            if not closed:  # once closed for its size, what the consumer still sends goes nowhere
+            if closed:  # once closed for its size, what the consumer still sends goes nowhere
+                return
+            # The server may have closed the socket (a frame over its limit, the client left) while the
+            # consumer was still sending: it learns so from its next receive, without a traceback logged.
+            with contextlib.suppress(CLIENT_GONE):
                 await send(message)
 
         return await self.application(scope, bounded_receive, guarded_send)
