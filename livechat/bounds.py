@@ -120,9 +120,11 @@ class SocketBounds:
     handshake past WEBSOCKETS_PER_PROCESS) and closes a socket with 1009 on a message over its path's
     limit, before the consumer sees it. Anything but a websocket passes through untouched."""
 
+    # The process's count, whichever instance serves the socket.
+    open_sockets = 0
+
     def __init__(self, application):
         self.application = application
-        self.open_sockets = 0
         self._refused = 0
         self._refusals_logged_at = float("-inf")
 
@@ -130,14 +132,14 @@ class SocketBounds:
         if scope["type"] != "websocket":
             return await self.application(scope, receive, send)
         most = sockets_per_process()
-        if self.open_sockets >= most:
+        if SocketBounds.open_sockets >= most:
             return await self._refuse(scope, receive, send, most)
-        self.open_sockets += 1
+        SocketBounds.open_sockets += 1
         try:
             limit = limit_for(scope.get("path", "/"), scope.get("root_path", ""))
             return await self._bounded(scope, receive, send, limit)
         finally:
-            self.open_sockets -= 1
+            SocketBounds.open_sockets -= 1
 
     async def _bounded(self, scope, receive, send, limit: MessageLimit):
         closed = False

@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from channels.testing import ApplicationCommunicator, WebsocketCommunicator
 
 from dialogs.models import Dialog
-from livechat.bounds import limit_for, server_message_max_bytes, sockets_per_process
+from livechat.bounds import SocketBounds, limit_for, server_message_max_bytes, sockets_per_process
 from livechat.models import LivechatRequest
 from tests.livechat.conftest import ADVISOR, ChatboxSocket, ConsoleSocket, b64, talk_frame
 
@@ -59,7 +59,7 @@ def test_a_chatbox_frame_of_the_limit_is_served_and_one_byte_more_closes_the_soc
     async def scenario():
         socket = await ChatboxSocket(bot).open()
         await socket.send(padded(frame, CHAT_LIMIT))
-        answer = await socket.frame()
+        answer = await socket.frame(timeout=30)
         await socket.send(padded(frame, CHAT_LIMIT + 1))
         closed = await closed_with(socket.communicator)
         await socket.communicator.wait()
@@ -105,7 +105,7 @@ def test_the_largest_legitimate_chatbox_frame_is_served(demo_bot):
         socket = await ChatboxSocket(bot).open()
         text = json.dumps(frame)
         await socket.send(text)
-        answer = await socket.frame(timeout=10)
+        answer = await socket.frame(timeout=30)
         await socket.close()
         return len(text.encode()), answer
 
@@ -121,12 +121,12 @@ def test_the_console_sends_its_longest_message_and_is_closed_past_its_limit(team
 
     async def scenario():
         console = await ConsoleSocket(request.operator).open()
-        await console.until("state")
+        await console.until("state", timeout=30)
         await console.send({"action": "send", "dialog": request.pk, "text": longest, "ref": 1})
-        sent = await console.until("sent")
+        sent = await console.until("sent", timeout=30)
         status = {"action": "status", "status": "available", "ref": 2}
         await console.send(padded(status, CONSOLE_LIMIT))
-        at_limit = await console.until("operator")
+        at_limit = await console.until("operator", timeout=30)
         await console.send(padded(status, CONSOLE_LIMIT + 1))
         closed = await closed_with(console.communicator)
         await console.communicator.wait()
@@ -146,7 +146,7 @@ def test_the_limits_are_settings(settings, demo_bot):
     async def scenario():
         socket = await ChatboxSocket(bot).open()
         await socket.send(padded(talk_frame(bot, "Bonjour"), 2 * KB))
-        answer = await socket.frame()
+        answer = await socket.frame(timeout=30)
         await socket.send(padded(talk_frame(bot, "Bonjour"), 2 * KB + 1))
         closed = await closed_with(socket.communicator)
         await socket.communicator.wait()
@@ -170,7 +170,8 @@ def test_binary_messages_count_too(demo_bot):
 
 
 def test_a_process_refuses_sockets_past_its_count_and_accepts_again_when_one_closes(settings, demo_bot):
-    settings.WEBSOCKETS_PER_PROCESS = 2
+    # Room for two more than this test process already holds (another test's socket may still be open).
+    settings.WEBSOCKETS_PER_PROCESS = SocketBounds.open_sockets + 2
     bot = str(demo_bot.uuid)
 
     async def scenario():
@@ -184,7 +185,7 @@ def test_a_process_refuses_sockets_past_its_count_and_accepts_again_when_one_clo
         third = await ChatboxSocket(bot).open()
         # The sockets still open work.
         await third.talk("Bonjour")
-        answer = await third.frame()
+        answer = await third.frame(timeout=30)
         await second.close()
         await third.close()
         return refused_answer, answer
@@ -196,7 +197,7 @@ def test_a_process_refuses_sockets_past_its_count_and_accepts_again_when_one_clo
 
 def test_past_the_count_a_server_with_the_http_response_extension_answers_503(settings, demo_bot):
     """uvicorn offers `websocket.http.response`: the refusal is then the servlet's JSON error with a 503."""
-    settings.WEBSOCKETS_PER_PROCESS = 1
+    settings.WEBSOCKETS_PER_PROCESS = SocketBounds.open_sockets + 1
     bot = str(demo_bot.uuid)
 
     async def scenario():
