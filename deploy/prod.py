@@ -277,6 +277,7 @@ def write_configs(layout: Layout, nginx: str, cert: str, key: str) -> None:
         "MIME_TYPES": Path(nginx_conf_folder(nginx)) / "mime.types",
         "CHAT_MAX_BODY": limits["chat"],
         "IMPORT_MAX_BODY": limits["import"],
+        "UPLOAD_MAX_BODY": limits["upload"],
         "OTHER_MAX_BODY": limits["other"],
         "CORS_ORIGINS": cors,
         "UPSTREAM_SERVERS": "\n".join(
@@ -305,6 +306,7 @@ def app_limits(layout: Layout) -> dict:
         "from bots.servlet.limits import limit_for; "
         "print(json.dumps({'chat': limit_for('/servlet/api/chat/talk/').max_bytes, "
         "'import': limit_for('/servlet/api/bot/knowledgebase/import/').max_bytes, "
+        "'upload': limit_for('/servlet/fileupload').max_bytes, "
         "'other': limit_for('/servlet/api/').max_bytes, 'cors_all': settings.CORS_ALLOW_ALL_ORIGINS, "
         "'cors_origins': list(settings.CORS_ALLOWED_ORIGINS)}))"
     )

@@ -18,6 +18,7 @@ sync worker closes the connection after the answer), and daphne's own reading (b
 A body declared over its URL's limit is left to the 413, which costs no database work.
 """
 
+import asyncio
 import functools
 import logging
 from dataclasses import dataclass, field
@@ -165,7 +166,13 @@ class BeforeBodyMiddleware:
             return await self.application(scope, receive, send)
         status, answer_headers, body = raw_answer(response, path, headers.get(b"origin"))
         await send({"type": "http.response.start", "status": status, "headers": answer_headers})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+        # The answer is whole (its Content-Length); the server closes the connection at the end of the
+        # response. Closed at once, a socket with unread bytes sends a reset, which nginx, still passing the
+        # body on, took for a failed worker (503 to the client): closed LINGER_SECONDS later instead, while
+        # the server reads no more than its flow control lets in (uvicorn: 64 KB).
+        await asyncio.sleep(limits.LINGER_SECONDS)
+        await send({"type": "http.response.body", "body": b""})
 
 
 def answer_asgi(door: Door, scope) -> HttpResponseBase | None:

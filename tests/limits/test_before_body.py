@@ -13,6 +13,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from bots.servlet import limits
 from bots.servlet.before_body import door_for
 from knowledge.exchange import export_knowledge_base
 from tests.accounts.personas import personas  # noqa: F401 (a fixture)
@@ -127,6 +128,13 @@ def call_asgi(path: str, *, headers: dict, body: bytes = b"", declared: int | No
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HUGE = 49 * 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def no_linger(monkeypatch):
+    """In process there is no socket to close gently: the answer's linger would only make the test wait
+    (and let the failed-login guard's 1 s slow-down pass between two attempts)."""
+    monkeypatch.setattr(limits, "LINGER_SECONDS", 0)
 
 
 def test_an_anonymous_import_is_answered_401_and_the_body_is_never_asked_for(demo_bot):
