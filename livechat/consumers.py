@@ -13,11 +13,13 @@ from django.conf import settings
 
 from bots.servlet.errors import ServletError
 from bots.status import services
+from dialogs.clock import epoch_ms
 from dialogs.contexts import parse_context_id
 
 from . import console, frames, unavailable
 from .delivery import account_group, dialog_group, frame_text, operator_group
 from .layer_loop import BestEffortLayer
+from .polling import missed_events
 
 log = logging.getLogger(__name__)
 SUBPROTOCOL = "svcchat"
@@ -25,9 +27,13 @@ SUBPROTOCOL = "svcchat"
 
 class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
     """The chatbox's socket (/servlet//chatWs, /servlet/chatWs, /chatWs). Once a frame names its dialog,
-    the socket joins the dialog's group, where live chat pushes operator messages and notifications."""
+    the socket joins the dialog's group, where live chat pushes operator messages and notifications.
+    After a channel-layer outage it is sent the events it missed (stored, as the REST poll reads them)."""
 
     group = None
+    dialog_uuid = None
+    # The time of the last event this socket has (or of following its dialog): what it missed is after.
+    seen_ms = 0
 
     async def connect(self):
         # servlet-api.md names the svcchat subprotocol; the chatbox offers none, so both are accepted.
@@ -84,7 +90,7 @@ class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
             return
         if self.group:
             await self.leave(self.group)
-        self.group = group
+        self.group, self.dialog_uuid, self.seen_ms = group, parsed, epoch_ms()
         await self.join(group)
 
     async def disconnect(self, code):
@@ -92,7 +98,22 @@ class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
             await self.leave(self.group)
 
     async def livechat_push(self, event):
+        at = event.get("at", 0)
+        if at and at <= self.seen_ms:
+            return  # sent already, with what this socket missed during an outage
+        self.seen_ms = max(self.seen_ms, at)
         await self.send(text_data=event["text"])
+
+    async def layer_back(self):
+        if self.dialog_uuid is None:
+            return
+        try:
+            missed = await database_sync_to_async(unavailable.check(missed_events))(self.dialog_uuid, self.seen_ms)
+        except unavailable.DatabaseUnavailable:
+            return  # the visitor's history (or the poll) has them
+        for event in missed:
+            self.seen_ms = max(self.seen_ms, event.at_ms)
+            await self.send(text_data=frame_text(event.frame_type, event.values))
 
     async def error(self, message: str):
         await self.send(text_data=frame_text("notification", {"code": "ERRInvalidRequest", "error": message}))

@@ -66,7 +66,8 @@ def to_visitor(
         )
         group = dialog_group(request.dialog.uuid)
         text = frame_text(frame_type, values)
-        transaction.on_commit(lambda: send(group, {"type": "livechat.push", "text": text}))
+        # `at`: a socket that gets it knows where it is (layer_back sends what it missed after that).
+        transaction.on_commit(lambda: send(group, {"type": "livechat.push", "text": text, "at": at_ms}))
     return event
 
 

@@ -27,7 +27,8 @@ DOWN_RECHECK_SECONDS = 1.0
 # A probe that takes longer counts as a failure: a Redis that does not answer is as good as down.
 PROBE_TIMEOUT_SECONDS = 0.5
 FIRST_RETRY_SECONDS = 0.5
-MAX_RETRY_SECONDS = 15.0
+# Short: each process notices by itself that Redis is back, and a handover waits for it meanwhile.
+MAX_RETRY_SECONDS = 5.0
 # A group nobody joins: sending to it is two Redis reads (channels_redis) and delivers nothing.
 PROBE_GROUP = "livechat.probe"
 
