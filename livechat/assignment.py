@@ -2,10 +2,12 @@
 open, assign, send back to the queue, end; and the queue moving when a slot frees up.
 
 Every transition stores what changed (request, dialog, interaction, events) in one transaction and
-pushes the news after it commits.
+pushes the news after it commits. A transition of the queue or of operators' slots holds the account's
+live-chat lock (livechat.locking) from before it reads any of them to that commit.
 """
 
 from django.db import transaction
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from dialogs.handover import Code
@@ -14,7 +16,7 @@ from knowledge.models import GlobalSentence
 from knowledge.sentences import fill, global_sentence
 from knowledge.snapshot import snapshot_for
 
-from . import delivery, panel, queue
+from . import delivery, locking, panel, queue
 from .models import LivechatRequest, Operator
 
 K = GlobalSentence.Kind
@@ -26,7 +28,7 @@ def sentence(dialog: Dialog, kind: str, **values) -> str:
     return fill(global_sentence(snapshot_for(dialog.bot).sentences, dialog.language, kind), **values)
 
 
-def open_request(dialog: Dialog, account_id: int, competency, now) -> LivechatRequest:
+def open_request(dialog: Dialog, account_id: int, competency, now, *, queued_at=None, place=None) -> LivechatRequest:
     request = LivechatRequest.objects.create(
         dialog=dialog,
         bot_id=dialog.bot_id,
@@ -34,7 +36,8 @@ def open_request(dialog: Dialog, account_id: int, competency, now) -> LivechatRe
         competency=competency,
         status=R.QUEUED,
         created_at=now,
-        queued_at=now,
+        queued_at=queued_at or now,
+        queue_position=place,
         waiting_on=LivechatRequest.Waiting.OPERATOR,
         waiting_since=now,
         # Events of this request come after the talk that opened it (the poll starts from its serverTime).
@@ -42,6 +45,33 @@ def open_request(dialog: Dialog, account_id: int, competency, now) -> LivechatRe
     )
     request.dialog = dialog
     return request
+
+
+def join_queue(dialog: Dialog, account_id: int, competency, now) -> LivechatRequest:
+    """A new request at the end of the account's queue, its place stored (the caller holds the account's
+    lock and found room). Its talk may have started before the talk of the last one waiting, which took
+    the lock first: it is queued no earlier than that one, so its place is after everyone waiting."""
+    waiting = LivechatRequest.objects.filter(account_id=account_id, status=R.QUEUED).aggregate(
+        count=Count("pk"), last=Max("queued_at")
+    )
+    queued_at = max(now, waiting["last"] or now)
+    request = open_request(dialog, account_id, competency, now, queued_at=queued_at, place=waiting["count"] + 1)
+    set_dialog_livechat(dialog, Dialog.Livechat.QUEUED)
+    return request
+
+
+def held_request_of(dialog: Dialog) -> LivechatRequest | None:
+    """The dialog's open request, locked, for a change of the queue or slots: its account's lock is
+    taken first (an account's lock always comes before its rows' locks)."""
+    account_id = (
+        LivechatRequest.objects.filter(dialog=dialog, status__in=[R.QUEUED, R.ASSIGNED])
+        .values_list("account_id", flat=True)
+        .first()
+    )
+    if account_id is None:
+        return None
+    locking.hold_account(account_id)
+    return open_request_of(dialog, lock=True)
 
 
 def open_request_of(dialog: Dialog, *, lock: bool = False) -> LivechatRequest | None:
@@ -100,7 +130,7 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
 
 def requeue(request: LivechatRequest, now, *, event) -> None:
     """Back to the queue at its old place (its operator left, after `event` told the visitor why); the
-    next announcement tells the visitor where they stand."""
+    next announcement tells the visitor where they stand. The caller holds the account's lock."""
     request.status = R.QUEUED
     request.operator = None
     request.waiting_on = LivechatRequest.Waiting.OPERATOR
@@ -114,7 +144,8 @@ def requeue(request: LivechatRequest, now, *, event) -> None:
 
 
 def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind: str, code: str = "") -> None:
-    """The live chat is over: the visitor gets the closing sentence and is back with the bot."""
+    """The live chat is over: the visitor gets the closing sentence and is back with the bot. The caller
+    holds the account's lock (taken before it locked `request`)."""
     operator = request.operator
     request.status = R.ENDED
     request.ended_at = now
@@ -164,6 +195,7 @@ def dispatch(account_id: int, now=None, *, quiet: bool = False) -> int:
     now = now or timezone.now()
     assigned = 0
     with transaction.atomic():
+        locking.hold_account(account_id)
         for request in queue.queued(account_id).select_for_update(of=("self",)):
             passed_on = [request.passed_on_by_id] if request.passed_on_by_id else []
             operator = queue.claim_operator(account_id, request.competency, now, exclude=passed_on)
@@ -180,6 +212,7 @@ def announce_queue(account_id: int, now=None, *, force: bool = True) -> None:
     account the queue as it is now (when it changed, or always with `force`)."""
     now = now or timezone.now()
     with transaction.atomic():
+        locking.hold_account(account_id)  # the places told and stored are those of one queue, in turn
         waiting = list(queue.queued(account_id))
         moved = [(place, r) for place, r in enumerate(waiting, start=1) if r.queue_position != place]
         if moved:
@@ -206,7 +239,7 @@ def queue_values(dialog: Dialog, place: int, wait_seconds: int) -> dict:
 
 
 def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> None:
-    """Give an assigned dialog to another operator (whose slot is claimed already)."""
+    """Give an assigned dialog to another operator (whose slot the caller claimed under the account's lock)."""
     previous = request.operator
     request.operator = target
     request.transfers += 1
@@ -233,6 +266,7 @@ def hand_back(operator: Operator, now, *, code: str = Code.OPERATOR_DISCONNECTED
     told, then goes to another operator with room, else back to the queue at their old place."""
     moved = 0
     with transaction.atomic():
+        locking.hold_account(operator.account_id)
         held = (
             LivechatRequest.objects.select_for_update(of=("self",))
             .filter(operator=operator, status=R.ASSIGNED)

@@ -7,7 +7,7 @@ from dialogs.handover import Code, Reply
 from dialogs.models import Dialog
 from knowledge.models import GlobalSentence
 
-from . import assignment, delivery, panel, queue
+from . import assignment, delivery, locking, panel, queue
 from .assignment import sentence
 from .models import LivechatRequest
 
@@ -42,6 +42,8 @@ class LivechatHandover:
             return reply
 
     def _hand_over(self, dialog, reply, intro, account_id, competency, settings, now) -> Reply:
+        # Held to the talk's commit: the room seen is the room taken, the place given is the next one.
+        locking.hold_account(account_id)
         operator = queue.claim_operator(account_id, competency, now)
         if operator is not None:
             live = assignment.open_request(dialog, account_id, competency, now)
@@ -55,12 +57,8 @@ class LivechatHandover:
             and queue.queue_room(account_id, settings.queue_per_operator, competency, now)
         ):
             return _no_operator(dialog, reply)
-        live = assignment.open_request(dialog, account_id, competency, now)
-        assignment.set_dialog_livechat(dialog, Dialog.Livechat.QUEUED)
-        place = queue.position(live)
+        place = assignment.join_queue(dialog, account_id, competency, now).queue_position
         wait = queue.wait_estimator(account_id, now)(place)
-        live.queue_position = place
-        live.save(update_fields=["queue_position"])
         values = assignment.queue_values(dialog, place, wait)
         text = _join(intro, values.pop("text"))
         del values["code"]
@@ -90,14 +88,15 @@ class LivechatHandover:
             text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=live.operator.name)
             extra = {"specialAction": Code.START_POLLING, "startLivechat": True, "fromDetail": live.operator.name}
             return Reply(text=text, type_response=Code.CONNECTION_SUCCEED, payload=extra, relayed=True)
-        values = assignment.queue_values(dialog, queue.position(live), 0)
+        place = queue.position(live)
+        values = assignment.queue_values(dialog, place, queue.wait_estimator(live.account_id)(place))
         values.pop("code")
         text = values.pop("text")
         return Reply(text=text, type_response=Code.WAITING_FOR_OPERATOR, payload=values, relayed=True)
 
     def leave_queue(self, dialog: Dialog, request, now) -> Reply:
         text = sentence(dialog, K.LIVECHAT_LEFT_QUEUE)
-        live = assignment.open_request_of(dialog, lock=True)
+        live = assignment.held_request_of(dialog)
         if live is not None:
             assignment.end(
                 live,
@@ -117,7 +116,7 @@ class LivechatHandover:
 
     def close(self, dialog: Dialog, now) -> None:
         with transaction.atomic():
-            live = assignment.open_request_of(dialog, lock=True)
+            live = assignment.held_request_of(dialog)
             if live is not None:
                 assignment.end(
                     live,

@@ -13,7 +13,7 @@ from bots.servlet.errors import BadRequest, Forbidden, InvalidField, MissingFiel
 from dialogs.handover import Code
 from knowledge.models import GlobalSentence
 
-from . import assignment, delivery, panel, queue
+from . import assignment, delivery, locking, panel, queue
 from .models import LivechatRequest, Operator
 
 K = GlobalSentence.Kind
@@ -121,6 +121,7 @@ def take(operator: Operator, request_id, now=None) -> dict:
     """The operator takes a waiting dialog from the queue themselves."""
     now = now or timezone.now()
     with transaction.atomic():
+        locking.hold_account(operator.account_id)  # the queue and the slots: before the request's row
         request = find_request(operator, request_id)
         if request.status != R.QUEUED:
             raise Conflict("This dialog is not waiting in the queue any more.", code="NOT_IN_QUEUE")
@@ -142,6 +143,7 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
         raise BadRequest("Name either an operator (login) or a competency to transfer to.", code="TRANSFER_TARGET")
     now = now or timezone.now()
     with transaction.atomic():
+        locking.hold_account(operator.account_id)
         request = held_by(operator, find_request(operator, request_id))
         if to_login:
             target = (
@@ -191,6 +193,7 @@ def transfer(operator: Operator, request_id, *, to_login: str = "", to_competenc
 def end(operator: Operator, request_id, now=None) -> None:
     now = now or timezone.now()
     with transaction.atomic():
+        locking.hold_account(operator.account_id)
         request = held_by(operator, find_request(operator, request_id))
         assignment.end(
             request,

@@ -8,7 +8,7 @@ from accounts.models import Role
 from accounts.permissions import account_of, role_of
 from bots.servlet.errors import Forbidden, InvalidField
 
-from . import assignment, delivery, panel, queue
+from . import assignment, delivery, locking, panel, queue
 from .models import MAX_DIALOGS_LIMIT, Operator
 
 OPERATING_ROLES = {Role.OPERATOR, Role.ADMINISTRATOR}
@@ -50,6 +50,7 @@ def set_status(operator: Operator, status: str, now=None) -> Operator:
         raise InvalidField("status", f"must be one of {', '.join(sorted(STATUSES))}")
     now = now or timezone.now()
     with transaction.atomic():
+        locking.hold_account(operator.account_id)  # who serves decides the queue's room
         Operator.objects.filter(pk=operator.pk).update(status=status, status_changed_at=now)
         operator.status = status
         operator.status_changed_at = now

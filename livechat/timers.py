@@ -14,7 +14,7 @@ from bots.status import services
 from dialogs.handover import Code
 from knowledge.models import GlobalSentence
 
-from . import assignment, delivery, queue
+from . import assignment, delivery, locking, queue
 from .models import LivechatRequest, LivechatSettings, Operator
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,13 @@ def _live(waiting_on: str):
 
 
 def _locked(pk: int, **still):
-    """The request, locked, if it is still in the state the clock saw (another process may have acted)."""
+    """The request, locked, if it is still in the state the clock saw (another process may have acted).
+    Its account's lock comes first, as for every change of the queue or slots (a request never changes
+    account: its account is read before any lock)."""
+    account_id = LivechatRequest.objects.filter(pk=pk).values_list("account_id", flat=True).first()
+    if account_id is None:
+        return None
+    locking.hold_account(account_id)
     return (
         LivechatRequest.objects.select_for_update(of=("self",))
         .filter(pk=pk, **still)
