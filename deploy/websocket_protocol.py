@@ -5,15 +5,15 @@ uvicorn fails a connection (a message over `ws_max_size`, a protocol error) by w
 closing the socket at once. A client still sending a large frame has left bytes unread there, so the
 kernel answers the close with a reset, and the client often lost the close frame with it: of 20 clients
 sending 15 MB frames, 10 to 20 saw their socket cut without a code, as under daphne before. Here the socket
-stops being read once the close frame is written, and is closed LINGER_SECONDS later (autobahn, under
-daphne, waits as long for the client's close reply): the client reads 1009 first, and nothing more of
-its frame is read meanwhile.
+stops being read once the close frame is written, and is closed LINGER_SECONDS later (as long as daphne
+waits for the client's close reply, livechat/daphne_sockets.py; a client on a busy machine did not always
+read its close within 1 s): the client reads 1009 first, and nothing more of its frame is read meanwhile.
 """
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-LINGER_SECONDS = 1.0
+LINGER_SECONDS = 5.0
 
 
 class AppWebSocketProtocol(WebSocketsSansIOProtocol):

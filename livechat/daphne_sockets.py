@@ -12,7 +12,8 @@ bots/servlet/limits.py does for HTTP requests), so that every daphne process:
 - fails a connection with a close frame (failByDrop off): the client reads 1009 "message too big";
 - stops reading a socket once its message is refused: autobahn would otherwise read and discard the rest
   of the payload until the client's close reply, and a hostile client never sends one. autobahn drops the
-  connection when its close handshake times out (1 s);
+  connection when its close handshake times out, CLOSE_HANDSHAKE_SECONDS later (its default, 1 s, lost
+  the close frame of 1 socket in 20 on a busy machine: a client whose unread bytes meet the reset loses them);
 - stops reading a socket whose consumer has QUEUED_MESSAGES_MAX messages waiting, until it takes them:
   daphne would queue whatever a client sends, however fast, while uvicorn reads a socket's next message
   only once the consumer has taken the last one;
@@ -27,6 +28,7 @@ import sys
 log = logging.getLogger(__name__)
 
 QUEUED_MESSAGES_MAX = 4
+CLOSE_HANDSHAKE_SECONDS = 5
 # How often a socket whose reading is paused looks whether its consumer has caught up.
 RESUME_CHECK_SECONDS = 0.02
 # Close codes an endpoint may send (RFC 6455 7.4.1 and IANA's registry) beyond autobahn's 1000 and 3000-4999.
@@ -93,7 +95,12 @@ def _bounded_factory(factory_class):
 
         def setProtocolOptions(self, **options):
             limit = server_message_max_bytes()
-            options.update(maxFramePayloadSize=limit, maxMessagePayloadSize=limit, failByDrop=False)
+            options.update(
+                maxFramePayloadSize=limit,
+                maxMessagePayloadSize=limit,
+                failByDrop=False,
+                closeHandshakeTimeout=CLOSE_HANDSHAKE_SECONDS,
+            )
             super().setProtocolOptions(**options)
 
     BoundedWebSocketProtocol.__name__ = BoundedWebSocketProtocol.__qualname__ = "BoundedWebSocketProtocol"
