@@ -9,6 +9,7 @@ from knowledge.models import GlobalSentence
 
 from . import assignment, delivery, locking, panel, queue
 from .assignment import sentence
+from .layer_health import health
 from .models import LivechatRequest
 
 K = GlobalSentence.Kind
@@ -32,6 +33,10 @@ class LivechatHandover:
         competency = queue.find_competency(account_id, competency_name)
         if competency_name and competency is None:
             return _no_operator(dialog, reply)  # a competency the account does not have: nobody can serve
+        if not health.usable():
+            # Consoles hear of new visitors through the channel layer: while it is down no operator
+            # would see this one, and the queue would only make the visitor wait for nobody.
+            return _no_operator(dialog, reply)
 
         try:
             with transaction.atomic():

@@ -9,6 +9,7 @@ from accounts.permissions import account_of, role_of
 from bots.servlet.errors import Forbidden, InvalidField
 
 from . import assignment, delivery, locking, panel, queue
+from .layer_health import health
 from .models import MAX_DIALOGS_LIMIT, Operator
 
 OPERATING_ROLES = {Role.OPERATOR, Role.ADMINISTRATOR}
@@ -99,4 +100,6 @@ def bot_availability(bot, now=None) -> dict:
         return {"available": False, "enabled": rules.enabled, "byCompetency": {}, "queue": 0}
     counts = by_competency(bot.account_id, now)
     waiting = LivechatRequest.objects.filter(account_id=bot.account_id, status=LivechatRequest.Status.QUEUED).count()
-    return {"available": counts["*"]["online"] > 0, "enabled": True, "byCompetency": counts, "queue": waiting}
+    # While the channel layer is down a handover is refused (handover.py): nobody is reachable.
+    available = counts["*"]["online"] > 0 and health.usable()
+    return {"available": available, "enabled": True, "byCompetency": counts, "queue": waiting}
