@@ -220,3 +220,12 @@ def test_under_wsgi_an_anonymous_chunked_import_is_answered_without_reading_wsgi
     body = b"".join(application(environ, lambda status, headers: started.append((status, headers))))
     assert started[0][0].startswith("401")
     assert json.loads(body)["code"] == "MISSING_CREDENTIALS"
+
+
+def test_while_the_database_is_down_an_upload_gets_the_503_unread(demo_bot, monkeypatch):
+    from bots.status import services
+
+    monkeypatch.setattr(services, "database_down", lambda: True)
+    status, headers, body, reads = call_asgi(IMPORT, headers={"Authorization": "dyt_x"}, declared=HUGE)
+    assert (status, body["code"], reads) == (503, "DATABASE_UNAVAILABLE", 0)
+    assert int(headers["retry-after"]) >= 1
