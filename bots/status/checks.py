@@ -42,6 +42,11 @@ PROCESS_STARTED = time.time()
 # The applications of servlet-api.md §4, in the order they are reported.
 APPLICATIONS = ("runtime", "dialog", "slogger", "website", "servlet", "sso", "router", "livechat", "analytic")
 SERVICES = ("database", "cache")
+# What a check that needs a service gets while that service is down: without the database nothing is
+# served (Ko); without the shared cache everything still works, each process counting in its own memory
+# (FallbackCache: the lockout, the mail limits, the meters), so it is a Warning, not a reason to take
+# every instance out of a load balancer.
+SERVICE_DOWN_STATUS = {"database": "Ko", "cache": "Warning"}
 CHECK_FAILED = "its check failed"
 
 
@@ -133,10 +138,11 @@ def run_application(application: str, probes: dict[str, Probe]) -> tuple[dict, l
     started = time.perf_counter()
     statuses, customs, reasons, extra = [], {}, [], {}
     for check in registered(application):
-        down = [probes[name] for name in check.needs if name in probes and not probes[name].ok]
+        down_names = [name for name in check.needs if name in probes and not probes[name].ok]
+        down = [probes[name] for name in down_names]
         if down:
             status, found, reason, more = (
-                KO,
+                overall(SERVICE_DOWN_STATUS[name] for name in down_names),
                 {"error": "; ".join(p.error or p.reason for p in down)},
                 down[0].reason,
                 None,
@@ -181,7 +187,7 @@ def _run(function: Callable) -> tuple[str, dict, str, dict | None]:
             services.database.failed(error)
             reason = services.DATABASE_DOWN
         elif services.is_cache_outage(error):
-            reason = services.CACHE_DOWN
+            return SERVICE_DOWN_STATUS["cache"], {"error": _describe(error)}, services.CACHE_DOWN, None
         else:
             log.warning("A server status check failed", exc_info=True)
             reason = CHECK_FAILED

@@ -39,7 +39,7 @@ CACHE_LOG_EVERY_SECONDS = 60
 # Redis that times out (a host gone) instead of refusing would cost every call its timeout.
 CACHE_SKIP_SECONDS = 3
 DATABASE_DOWN = "the database is unavailable"
-CACHE_DOWN = "the shared cache is unreachable"
+CACHE_DOWN = "the shared cache (Redis) is unreachable: each process counts in its own memory"
 
 # Connection failures a server reports with an SQLSTATE: its shutdown (57P01-57P03) and class 08.
 _CONNECTION_SQLSTATES = ("57P01", "57P02", "57P03")

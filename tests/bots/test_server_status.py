@@ -118,16 +118,18 @@ def test_a_bad_boolean_is_a_clear_400(client):
     assert response.json()["code"] == "INVALID_FIELD"
 
 
-def test_a_failing_dependency_makes_the_status_ko(client, personas, meters):
+def test_an_unreachable_shared_cache_is_a_warning_naming_redis(client, personas, meters):
+    # Every user of the cache falls back to its process's memory (FallbackCache): degraded, still serving.
     with mock.patch("bots.status.checks.cache.get", side_effect=ConnectionError("cache unreachable")):
         body = client.get(f"{STATUS}?details=true", **personas.alice.auth).json()
         # The anonymous answer reports the last overall status measured while the same services fail.
-        assert client.get(STATUS).json()["status"] == "Ko"
+        assert client.get(STATUS).json()["status"] == "Warning"
     servlet = body["applications"]["servlet"]
-    assert servlet["status"] == "Ko"
+    assert servlet["status"] == "Warning"
+    assert "Redis" in servlet["customs"]["reason"]
     assert "cache unreachable" in servlet["customs"]["error"]
-    assert body["status"] == "Ko"
-    # The cache answers again: the next answer measures again instead of repeating the Ko.
+    assert body["status"] == "Warning"
+    # The cache answers again: the next answer measures again instead of repeating the Warning.
     assert client.get(STATUS).json()["status"] == "Ok"
 
 

@@ -136,9 +136,11 @@ def test_redis_stops_under_websocket_load_sockets_stay_open_and_live_chat_comes_
             available = call(server.base, "POST", f"/servlet/api/operators/available/{BOT_UUID}", {})
             assert available.status == 200 and available.json()["available"] is False, (kind, available.body)
         assert live.ping() == "pong"  # the live visitor's socket is still open
-        # The status: Warning for live chat, naming Redis (the shared cache, the same Redis, is Ko).
+        # The status: Warning, naming Redis, for live chat and for the shared cache (the same Redis): degraded,
+        # everything still served.
         for kind, server in servers.items():
             down = status(server.base, token)
+            assert down["status"] == "Warning", (kind, down)
             problem = livechat_problem(down)
             assert problem is not None and problem["status"] == "Warning", (kind, down)
             assert "channel layer (Redis) is unreachable" in problem["reason"], (kind, down)
