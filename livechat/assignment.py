@@ -17,6 +17,7 @@ from knowledge.sentences import fill, global_sentence
 from knowledge.snapshot import snapshot_for
 
 from . import delivery, locking, panel, queue
+from .layer_health import health
 from .models import LivechatRequest, Operator
 
 K = GlobalSentence.Kind
@@ -193,6 +194,10 @@ def dispatch(account_id: int, now=None, *, quiet: bool = False) -> int:
     waiting learn their new place. Returns how many dialogs were assigned. `quiet` (the clocks' pass):
     the consoles hear of the queue only if it changed."""
     now = now or timezone.now()
+    if health.is_down():
+        # The consoles cannot hear of a dialog while the layer is down (as in the handover): the visitors
+        # keep their places, and the clocks' next pass after the layer is back gives them out.
+        return 0
     assigned = 0
     with transaction.atomic():
         locking.hold_account(account_id)

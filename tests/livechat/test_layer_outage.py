@@ -262,3 +262,26 @@ def test_binary_frames_get_an_error_frame_and_the_sockets_stay_open(team, visito
     assert "text frames" in console_error["error"]
     assert still["ref"] == 3
     assert Operator.objects.get(pk=request.operator_id).status == "available"
+
+
+def test_the_queue_is_not_given_out_while_the_layer_is_down(team, new_visitor, outage):
+    """dispatch (the clocks, an operator's status change) hands no queued visitor to a console that cannot
+    hear of it; once the layer answers, the next pass does."""
+    from livechat.assignment import dispatch
+
+    Operator.objects.filter(pk=team.marc.pk).update(status="busy")
+    Operator.objects.filter(pk=team.lea.pk).update(max_dialogs=1)
+    new_visitor().ask_for_human()
+    waiting = new_visitor()
+    assert waiting.ask_for_human()["queuePosition"] == 1
+    Operator.objects.filter(pk=team.marc.pk).update(status="available")  # room appears during the outage
+
+    run(outage.stop)
+    assert not async_to_sync(probe)()
+    assert dispatch(team.account.pk) == 0
+    assert waiting.live_request().status == LivechatRequest.Status.QUEUED
+
+    outage.start()
+    assert async_to_sync(probe)()
+    assert dispatch(team.account.pk) == 1
+    assert assigned(waiting.context_id).operator_id == team.marc.pk
