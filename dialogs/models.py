@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -100,9 +101,15 @@ class Interaction(models.Model):
     user_input = models.TextField(blank=True)
     answer = models.TextField("answer (HTML)", blank=True)
     type_response = models.CharField(max_length=60)
+    # The item answered while it exists: NULL once it is deleted or an import replaces it, even in the
+    # instant of the talk (dialogs/statements.py writes NULL then, never a broken reference).
     knowledge_item = models.ForeignKey(
         "knowledge.KnowledgeItem", null=True, blank=True, on_delete=models.SET_NULL, related_name="interactions"
     )
+    # What the talk answered, kept when the item goes: its id (the knowledgeId the chatbox got) and its
+    # title (label, else first formulation). Readers count and name answers by these (ANSWERED_ID).
+    answered_id = models.BigIntegerField("answered item id", null=True, blank=True)
+    answered_title = models.CharField("answered item title", max_length=1000, blank=True)
     # Items offered as rewordings, for the rewording analytics.
     reworded_items = models.JSONField(default=list, blank=True)
     language = models.CharField(max_length=8)
@@ -130,6 +137,15 @@ class Interaction(models.Model):
     @property
     def server_time_ms(self) -> int:
         return epoch_ms(self.created_at)
+
+    @property
+    def answered_item_id(self) -> int | None:
+        """The id of the item answered, whether it still exists or not."""
+        return self.answered_id or self.knowledge_item_id
+
+
+# The same in queries: rows stored before the kept id existed, or written by hand, have the reference only.
+ANSWERED_ID = Coalesce("answered_id", "knowledge_item_id")
 
 
 class Visit(models.Model):
