@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from bots.servlet.errors import InvalidField, MissingField
 
-from . import callbacks, canned, operating, panel, presence, queue
+from . import callbacks, canned, operating, panel, presence, queue, suggestions
 from .models import LivechatRequest, Operator
 
 
@@ -59,7 +59,8 @@ def act(operator_id: int, action: dict) -> dict | None:
     if name == "open":
         return operating.open_dialog(operator, dialog)
     if name == "send":
-        return {"type": "sent", "message": operating.send_message(operator, dialog, str(action.get("text", "")))}
+        text, suggestion = str(action.get("text", "")), action.get("suggestion")
+        return {"type": "sent", "message": operating.send_message(operator, dialog, text, suggestion=suggestion)}
     if name == "typing":
         operating.set_typing(operator, dialog, bool(action.get("typing")))
         return None
@@ -79,6 +80,8 @@ def act(operator_id: int, action: dict) -> dict | None:
     if name == "canned":
         request = operating.find_request(operator, dialog, lock=False)
         return {"type": "canned", "answers": canned.search(request, str(action.get("q", "")))}
+    if name == "suggest":
+        return suggestions.for_request(operating.find_request(operator, dialog, lock=False))
     if name == "callback":
         return {
             "type": "callback",

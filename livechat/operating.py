@@ -13,7 +13,7 @@ from bots.servlet.errors import BadRequest, Forbidden, InvalidField, MissingFiel
 from dialogs.handover import Code
 from knowledge.models import GlobalSentence
 
-from . import assignment, delivery, locking, panel, queue
+from . import assignment, delivery, locking, panel, queue, suggestions
 from .models import LivechatRequest, Operator
 
 K = GlobalSentence.Kind
@@ -59,8 +59,9 @@ def operator_text(text: str) -> str:
     return linked.replace("\r\n", "\n").replace("\n", "<br>")
 
 
-def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
-    """Store the operator's message in the dialog and as the visitor's event; it is pushed on commit."""
+def send_message(operator: Operator, request_id, text: str, now=None, *, suggestion=None) -> dict:
+    """Store the operator's message in the dialog and as the visitor's event; it is pushed on commit.
+    `suggestion`: the suggested answer's item it came from (suggestions.py), kept with the message."""
     text = (text or "").replace("\x00", "").strip()  # PostgreSQL stores no NUL character
     if not text:
         raise MissingField("text")
@@ -69,6 +70,7 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
     now = now or timezone.now()
     with transaction.atomic():
         request = held_by(operator, find_request(operator, request_id, related=("dialog",)))
+        noted = suggestions.noted(request.dialog, suggestion, text)  # refused before anything changes
         answer = operator_text(text)
         request.waiting_on = LivechatRequest.Waiting.VISITOR
         request.waiting_since = now
@@ -83,7 +85,7 @@ def send_message(operator: Operator, request_id, text: str, now=None) -> dict:
             "operatorExternalId": operator.user.get_username(),
         }
         event = delivery.to_visitor(request, "talkResponse", values, now, locked=True)
-        payload = {"fromDetail": operator.name, "operator": operator.user.get_username()}
+        payload = {"fromDetail": operator.name, "operator": operator.user.get_username(), **noted}
         interaction = assignment.record(
             request.dialog, answer, Code.OPERATOR_ANSWER, now, event=event, human=True, payload=payload
         )

@@ -71,6 +71,8 @@ def message(interaction: Interaction) -> dict:
         "type": interaction.type_response,
         # A file the visitor sent (livechat/uploads): name, size, type and the operators' download link.
         "file": (interaction.payload or {}).get("upload"),
+        # The suggested answer an operator's message came from (livechat/suggestions.py): item, label, edited.
+        "suggestion": (interaction.payload or {}).get("suggestion"),
     }
 
 

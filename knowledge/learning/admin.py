@@ -77,7 +77,10 @@ class MisunderstoodInputAdmin(BotScopedAdmin):
         except ValueError:
             number = 1
         language = request.GET.get("language", "")
-        learning = page.build(bot, number, language) if bot is not None else None
+        # Which inputs: all of them, or only the questions operators answered without a suggestion.
+        source = request.GET.get("source", "")
+        source = source if source in inputs.SOURCES else ""
+        learning = page.build(bot, number, language, source) if bot is not None else None
         user = request.user
         context = {
             **self.admin_site.each_context(request),
@@ -88,6 +91,7 @@ class MisunderstoodInputAdmin(BotScopedAdmin):
             "learning": learning,
             "page_number": number,
             "language": language,
+            "source": source,
             "languages": bot.language_codes() if bot else [],
             "has_next": learning is not None and number * page.GROUPS_PER_PAGE < len(learning.groups),
             "window_days": inputs.WINDOW_DAYS,
@@ -119,7 +123,12 @@ class MisunderstoodInputAdmin(BotScopedAdmin):
             raise PermissionDenied
         bot = self._bot(request, bot_id)
         data, user = request.POST, request.user
-        back = page_url(bot, page=data.get("page", ""), language=data.get("filter_language", ""))
+        back = page_url(
+            bot,
+            page=data.get("page", ""),
+            language=data.get("filter_language", ""),
+            source=data.get("filter_source", "") if data.get("filter_source") in inputs.SOURCES else "",
+        )
         try:
             action = data.get("action", "")
             if data.get("add_to") or action == "other":

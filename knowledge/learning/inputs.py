@@ -1,5 +1,6 @@
 """The inputs learning looks at: what visitors typed that the bot misunderstood or answered with rewordings,
-in the last days, newest first and capped, outside qualification mode, one entry per normalised text."""
+and what operators answered in live chat without a suggested answer, in the last days, newest first and
+capped, outside qualification mode, one entry per normalised text."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dialogs.engine import TypeResponse
 from dialogs.models import Interaction
 from knowledge.matching import normalise
 
+from . import operators
 from .models import IgnoredGroup
 
 # Bounded cost: the page reads at most MAX_INPUTS interactions of the last WINDOW_DAYS.
@@ -22,6 +24,8 @@ REWORDED = (TypeResponse.ONE_REWORD, TypeResponse.SEVERAL_REWORDS)
 # The ignored groups remembered (newest first): older ones no longer hide anything.
 MAX_IGNORED_GROUPS = 500
 MAX_IGNORED_TEXTS = 2000  # per language, the ignored inputs that lead the grouping
+# Where the inputs come from: the bot's misunderstood and reworded ones, and operators' unsuggested answers.
+SOURCES = ("", "operators")  # "": all of them
 
 
 @dataclass
@@ -33,30 +37,41 @@ class Input:
     language: str
     misunderstood: int = 0
     reworded: int = 0
+    by_operator: int = 0  # answered by an operator who used no suggestion (operators.py)
     last_seen: datetime | None = None
     reworded_items: list[int] = field(default_factory=list)
     ignored: bool = False  # an input of an ignored group: it leads the grouping, and its group stays hidden
 
     @property
     def count(self) -> int:
-        return self.misunderstood + self.reworded
+        return self.misunderstood + self.reworded + self.by_operator
 
 
 @dataclass
 class Inputs:
     by_language: dict[str, list[Input]]
     read: int  # interactions read
-    capped: bool  # MAX_INPUTS reached: older ones were left out
+    capped: bool  # MAX_INPUTS reached (by the bot's inputs or the operators'): older ones were left out
     hidden: int  # interactions left out as ignored or already a formulation
     since: datetime
     ignored: dict[str, list[str]] = field(default_factory=dict)  # per language, the ignored groups' inputs
 
 
-def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inputs:
-    """The bot's misunderstood and reworded inputs, grouped by normalised text per language; inputs that are
+def recent(bot, known: dict[str, set[str]], now: datetime | None = None, source: str = "") -> Inputs:
+    """The bot's misunderstood and reworded inputs and the questions operators answered without a suggestion
+    (with source="operators", only the latter), grouped by normalised text per language; inputs that are
     ignored, or already one of the bot's formulations (`known`: normalised texts per language), are left out."""
     since = (now or timezone.now()) - timedelta(days=WINDOW_DAYS)
-    rows = (
+    talks = [] if source == "operators" else _talks(bot, since)
+    answered = operators.unsuggested(bot, since, MAX_INPUTS)
+    rows = talks + [(text, language, operators.ANSWERED, at, None) for text, language, at in answered]
+    rows.sort(key=lambda row: row[3], reverse=True)  # newest first: an input is shown as last typed
+    capped = MAX_INPUTS in (len(talks), len(answered))
+    return _grouped(bot, rows, known, since, capped)
+
+
+def _talks(bot, since: datetime) -> list[tuple]:
+    return list(
         Interaction.objects.filter(
             bot=bot,
             counted=True,  # False in qualification mode: those are the editors' own tests
@@ -68,6 +83,9 @@ def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inpu
         .order_by("-created_at", "-id")
         .values_list("user_input", "language", "type_response", "created_at", "reworded_items")[:MAX_INPUTS]
     )
+
+
+def _grouped(bot, rows: list[tuple], known: dict[str, set[str]], since: datetime, capped: bool) -> Inputs:
     ignored = ignored_texts(bot)
     found: dict[tuple[str, str], Input] = {}
     read = hidden = 0
@@ -82,7 +100,9 @@ def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inpu
         entry = found.get((language, key))
         if entry is None:
             entry = found[(language, key)] = Input(key=key, text=text.strip(), language=language, last_seen=created_at)
-        if type_response in REWORDED:
+        if type_response == operators.ANSWERED:
+            entry.by_operator += 1
+        elif type_response in REWORDED:
             entry.reworded += 1
             if isinstance(reworded_items, list):
                 entry.reworded_items.extend(i for i in reworded_items if isinstance(i, int))
@@ -94,7 +114,7 @@ def recent(bot, known: dict[str, set[str]], now: datetime | None = None) -> Inpu
     return Inputs(
         by_language=by_language,
         read=read,
-        capped=read >= MAX_INPUTS,
+        capped=capped,
         hidden=hidden,
         since=since,
         ignored={language: sorted(texts)[:MAX_IGNORED_TEXTS] for language, texts in ignored.items()},

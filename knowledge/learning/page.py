@@ -1,5 +1,6 @@
-"""What the learning page shows for one bot: its misunderstood and reworded inputs grouped by similarity,
-most asked first, each group with its examples and the items the matcher finds closest."""
+"""What the learning page shows for one bot: its misunderstood and reworded inputs, and the questions operators
+answered without a suggested answer, grouped by similarity, most asked first, each group with its examples
+and the items the matcher finds closest."""
 
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ class Group:
         return sum(m.reworded for m in self.members)
 
     @property
+    def by_operator(self) -> int:
+        return sum(m.by_operator for m in self.members)
+
+    @property
     def examples(self) -> list[inputs.Input]:
         return self.members[:EXAMPLES]
 
@@ -81,12 +86,13 @@ class Learning:
         return sum(g.count for g in self.groups)
 
 
-def build(bot, page: int = 1, language: str = "") -> Learning:
-    """Group the bot's recent inputs (optionally of one language) and rank the closest items of the page's
-    groups only: the cost is one encoding per distinct input, one product, and a ranking per group shown."""
+def build(bot, page: int = 1, language: str = "", source: str = "") -> Learning:
+    """Group the bot's recent inputs (optionally of one language; with source="operators", only the questions
+    operators answered without a suggestion) and rank the closest items of the page's groups only: the cost is
+    one encoding per distinct input, one product, and a ranking per group shown."""
     started = time.perf_counter()
     snapshot = snapshot_for(bot)
-    found = inputs.recent(bot, inputs.known_texts(snapshot))
+    found = inputs.recent(bot, inputs.known_texts(snapshot), source=source)
     groups: list[Group] = []
     leader_vectors: dict[str, np.ndarray | None] = {}
     modes: dict[str, str] = {}
