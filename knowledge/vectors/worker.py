@@ -11,6 +11,8 @@ import threading
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection
 
+from bots.status import services
+
 from . import compute, jobs
 
 log = logging.getLogger(__name__)
@@ -105,10 +107,14 @@ def work_once() -> bool:
             snapshot.upgrade_ready()
             return True
         snapshot.upgrade_ready()
-    except DatabaseError:
-        # The database is away: try again at the next poll.
-        log.exception("Vector worker: database error")
+    except DatabaseError as error:
         connection.close()
+        if services.is_connection_failure(error) or services.database_down():
+            # The database is away: the watch logs the outage once and its end (no traceback per poll, and
+            # none racing the recovery); try again at the next poll.
+            services.database.failed(error)
+            return False
+        log.exception("Vector worker: database error")
     return False
 
 
