@@ -1,5 +1,6 @@
 """The back office's admin site: unfold's, with its two password forms behind the failed-login guard
-(accounts/backoffice_login.py) and a refused attempt answered 429 with Retry-After."""
+(accounts/backoffice_login.py) and a refused attempt answered 429 with Retry-After; operators land in the
+live-chat console after logging in (accounts/landing.py)."""
 
 from django.urls import reverse
 from unfold.sites import UnfoldAdminSite
@@ -15,8 +16,9 @@ class BackOfficeSite(UnfoldAdminSite):
 
     def login(self, request, extra_context=None):
         from .backoffice_login import refused_answer
+        from .landing import landing
 
-        return refused_answer(request, super().login(request, extra_context))
+        return landing(request, refused_answer(request, super().login(request, extra_context)), self.name)
 
     def password_change(self, request, extra_context=None):
         """unfold's, with a form whose old-password check goes through `authenticate()`."""

@@ -56,6 +56,19 @@
   })();
   ERROR_TITLES.DATABASE_UNAVAILABLE = WORDS.unavailable;
 
+  // ------------------------------------------------------------------ other scripts of the page
+
+  // suggestions.js (and any other script of the page) plugs in through window.LivechatConsole.use(plugin):
+  // it is told of the console's moments (plugin.shown, .message, .line, .sending) and may add fields to a
+  // message on its way out. A plugin's failure is its own: the console goes on.
+  var plugins = [];
+  function tell(moment, detail) {
+    plugins.forEach(function (plugin) {
+      if (typeof plugin[moment] !== "function") return;
+      try { plugin[moment](detail); } catch (error) { if (window.console) window.console.error(error); }
+    });
+  }
+
   // ------------------------------------------------------------------ small helpers
 
   function $(id) { return document.getElementById(id); }
@@ -602,6 +615,7 @@
         if (isMine(id) && !looking) S.unread[id] = (S.unread[id] || 0) + 1;
       }
     }
+    if (fresh) tell("message", { dialog: id, line: line, open: !!(S.open && S.open.id === id) });
     if (S.open && S.open.id === id && fresh) {
       if (store.loaded) appendLine(line);
       renderTyping();
@@ -1084,6 +1098,10 @@
 
   function renderConversation(scrollToEnd) {
     var open = S.open;
+    // Phones show the list or the conversation, one at a time (console.css).
+    document.body.classList.toggle("is-reading", !!open);
+    if (!open) showDetails(false);
+    tell("shown", shownDetail());
     $("empty-state").hidden = !!open;
     $("conversation").hidden = !open;
     $("visitor-panel").hidden = !open;
@@ -1096,6 +1114,21 @@
     renderComposerMode();
     renderDetails();
     renderTransferOptions();
+  }
+
+  /** Tablets and phones: the visitor and the actions over the conversation, or not (console.css). */
+  function showDetails(shown) {
+    document.body.classList.toggle("show-details", shown);
+    $("details-toggle").setAttribute("aria-expanded", shown ? "true" : "false");
+  }
+
+  /** What plugins are told of the open conversation: its id, kind and last line where the visitor wrote. */
+  function shownDetail() {
+    if (!S.open) return null;
+    var items = lineStore(S.open.id).items;
+    var last = null;
+    for (var i = items.length - 1; i >= 0 && !last; i--) if (items[i].user && String(items[i].user).trim()) last = items[i];
+    return { id: S.open.id, kind: S.open.kind, lastVisitorLine: last ? last.id : null };
   }
 
   function renderHeader() {
@@ -1250,6 +1283,7 @@
     ]);
     var meta = el("div", { class: "msg-meta" }, [time ? el("time", { datetime: line.at || "" }, [time]) : null]);
     if (from === "operator") meta.appendChild(el("span", { class: "receipt", "data-at": line.at || "" }));
+    tell("line", { line: line, from: from, meta: meta });
     return el("div", {
       class: "msg " + (out ? "out" : "in") + (same ? " same-author" : ""),
       "data-author": from
@@ -1535,12 +1569,14 @@
     renderCount();
     stopTyping();
     closeCanned();
-    deliver(open.id, { text: text, failed: false });
+    var extra = {}; // what plugins add to the message (suggestions.js: the suggestion it came from)
+    tell("sending", { dialog: open.id, text: text, extra: extra });
+    deliver(open.id, { text: text, failed: false, extra: extra });
   }
 
   function deliver(id, pending) {
     var store = lineStore(id);
-    var action = { action: "send", dialog: id, text: pending.text };
+    var action = Object.assign({}, pending.extra || {}, { action: "send", dialog: id, text: pending.text });
     var promise = request(action);
     pending.ref = action.ref || ("local" + Date.now());
     store.pending.push(pending);
@@ -1569,7 +1605,7 @@
     var store = lineStore(id);
     store.pending = store.pending.filter(function (x) { return x !== p; });
     renderTranscript();
-    deliver(id, { text: p.text, failed: false });
+    deliver(id, { text: p.text, failed: false, extra: p.extra });
   }
 
   function dropPending(p) {
@@ -1819,20 +1855,38 @@
       input.value = text;
       input.setSelectionRange(text.length, text.length);
     } else {
-      var start = input.selectionStart || 0;
-      var end = input.selectionEnd || 0;
-      var before = input.value.slice(0, start);
-      var after = input.value.slice(end);
-      var glue = before && !/\s$/.test(before) ? " " : "";
-      input.value = before + glue + text + after;
-      var caret = (before + glue + text).length;
-      input.setSelectionRange(caret, caret);
+      putAtCaret(input, text);
     }
     closeCanned(true);
     autosize();
     renderCount();
     saveDraft();
     noteTyping();
+  }
+
+  function putAtCaret(input, text) {
+    var start = input.selectionStart || 0;
+    var end = input.selectionEnd || 0;
+    var before = input.value.slice(0, start);
+    var after = input.value.slice(end);
+    var glue = before && !/\s$/.test(before) ? " " : "";
+    input.value = before + glue + text + after;
+    var caret = (before + glue + text).length;
+    input.setSelectionRange(caret, caret);
+  }
+
+  /** A text a plugin gives the operator (a suggested answer): in the composer, to edit before sending. */
+  function insertText(text) {
+    if (!S.open || S.open.kind !== "mine") return false;
+    var input = $("composer-input");
+    if (!input.value.trim()) input.value = "";
+    putAtCaret(input, String(text || "").slice(0, MESSAGE_MAX));
+    input.focus();
+    autosize();
+    renderCount();
+    saveDraft();
+    noteTyping();
+    return true;
   }
 
   // ------------------------------------------------------------------ toasts
@@ -2004,11 +2058,10 @@
       renderTransferButton();
     });
     $("transfer-button").addEventListener("click", transfer);
-    $("details-toggle").addEventListener("click", function () {
-      var shown = document.body.classList.toggle("show-details");
-      $("details-toggle").setAttribute("aria-expanded", shown ? "true" : "false");
-    });
+    $("details-toggle").addEventListener("click", function () { showDetails(!document.body.classList.contains("show-details")); });
+    $("details-close").addEventListener("click", function () { showDetails(false); $("details-toggle").focus(); });
     $("end-button").addEventListener("click", askEnd);
+    $("back-to-list").addEventListener("click", closeConversation);
 
     var box = $("transcript");
     box.addEventListener("scroll", function () { if (nearBottom(box)) $("jump-bottom").hidden = true; });
@@ -2091,6 +2144,16 @@
     renderLists();
     renderEmpty();
   }
+
+  window.LivechatConsole = {
+    use: function (plugin) {
+      plugins.push(plugin);
+      if (S.open && typeof plugin.shown === "function") plugin.shown(shownDetail());
+    },
+    request: request,
+    insert: insertText,
+    showError: showError
+  };
 
   wire();
   renderAll();

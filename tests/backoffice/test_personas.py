@@ -115,16 +115,19 @@ def test_an_editor_saves_a_knowledge_item_but_not_beyond_their_role(page, live_s
     expect_not_shown(page, live_server, other_bot)
 
 
-def test_an_operator_reaches_the_console_and_reads_without_editing(page, live_server, demo_bot_live, other_bot):  # noqa: F811
+def test_an_operator_lands_in_the_console_and_reads_without_editing(page, live_server, demo_bot_live, other_bot):  # noqa: F811
     log_in(page, live_server, Role.OPERATOR)
-    expect_areas(page, shown=["Live chat console", "Dialogs", "Callbacks"], hidden=["GDPR requests", "Server errors"])
-    shot(page, "30-operator-index")
-    link(page, "Live chat console").click()
+    # Operators land in the live-chat console (accounts/landing.py); the back office is a click away.
     expect(page).to_have_url(f"{live_server.url}/livechat/")
     expect(page.locator("body")).not_to_contain_text("Only operators and administrators")
     # pytest-django's live server speaks no websocket: the console stays "Connexion…" here. The connected
     # console, with visitors, is in test-results/livechat (tests/e2e/test_livechat.py, a real daphne).
     shot(page, "31-operator-console")
+    page.goto(live_server.url + "/admin/")
+    expect_areas(page, shown=["Live chat console", "Dialogs", "Callbacks"], hidden=["GDPR requests", "Server errors"])
+    shot(page, "30-operator-index")
+    link(page, "Live chat console").click()
+    expect(page).to_have_url(f"{live_server.url}/livechat/")
     expect_forbidden(page, live_server.url + "/admin/knowledge/knowledgeitem/add/")
     expect_forbidden(page, live_server.url + "/admin/preferences/botpreference/")
     expect_not_shown(page, live_server, other_bot)
