@@ -48,3 +48,8 @@ def authentication_page(request):
     if context.get("retry_after"):  # refused by the failed-login guard: when to come back, as the servlet says
         response["Retry-After"] = str(context["retry_after"])
     return response
+
+
+# A page people read, under a servlet path: its errors (a form refused for its CSRF token…) are pages too
+# (accounts/error_pages.py).
+authentication_page.person_page = True

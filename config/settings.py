@@ -240,6 +240,8 @@ REST_FRAMEWORK = {
 # lands on the back office's index (Django's default is /accounts/profile/, which does not exist here).
 LOGIN_URL = "/admin/login/"
 LOGIN_REDIRECT_URL = "/admin/"
+# A form refused for its CSRF token: a page in the back office's theme and language (JSON on servlet paths).
+CSRF_FAILURE_VIEW = "accounts.error_pages.csrf_failure"
 
 
 def _sidebar_entry(title, icon: str, app: str, model: str) -> dict:

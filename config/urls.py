@@ -31,6 +31,10 @@ admin.site.index_title = _("Bots, knowledge, dialogs and live chat")
 
 # A request Django refuses before any view (a Host not in ALLOWED_HOSTS): JSON on servlet paths.
 handler400 = "bots.servlet.bad_request.bad_request"
+# Pages refused, missing or failed: the back office's theme and language, JSON on servlet paths.
+handler403 = "accounts.error_pages.permission_denied"
+handler404 = "accounts.error_pages.page_not_found"
+handler500 = "accounts.error_pages.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
