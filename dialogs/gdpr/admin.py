@@ -164,18 +164,22 @@ class GdprRequestAdmin(BotScopedAdmin):
                 if request.POST.get("confirm") != "yes":
                     return False, {"delete": _t("Tick the box to confirm: the data is erased for good.")}
                 done = processing.delete_data(gdpr_request, request.user)
-                self.message_user(
-                    request,
-                    _t("The visitor's data was erased: %(dialogs)d dialog(s), %(interactions)d interaction(s).")
-                    % {"dialogs": done.counts.get("dialogs", 0), "interactions": done.counts.get("interactions", 0)},
-                    messages.SUCCESS,
-                )
+                erased = _t(
+                    "The visitor's data was erased: %(dialogs)d dialog(s), %(interactions)d interaction(s)."
+                ) % {
+                    "dialogs": done.counts.get("dialogs", 0),
+                    "interactions": done.counts.get("interactions", 0),
+                }
+                # What became of the confirmation mail, as it is: sent, only written, or failed.
+                told = f"{erased} {done.note}" if done.note else erased
+                self.message_user(request, told, messages.WARNING if done.confirmed is False else messages.SUCCESS)
             elif action == "ignore":
                 processing.ignore(gdpr_request, request.user, request.POST.get("reason", ""))
                 self.message_user(request, _t("The request is ignored; the visitor is not told."), messages.SUCCESS)
             else:
                 return False, {"action": _t("Choose an action: send, delete or ignore.")}
         except processing.Refused as refusal:
-            self.message_user(request, str(refusal), messages.ERROR)
+            level = messages.WARNING if isinstance(refusal, processing.NotSent) else messages.ERROR
+            self.message_user(request, str(refusal), level)
             return False, {action: str(refusal)}
         return True, {}

@@ -1,5 +1,6 @@
 """The three ways to answer a GDPR request — send the data, erase it, ignore the request (with an internal
-reason; the visitor is not told) — each logged as a GdprAction and on the `dialogs.gdpr` logger."""
+reason; the visitor is not told) — each logged as a GdprAction and on the `dialogs.gdpr` logger. A mail is
+said sent only when a mail server took it: a development backend only writes it (dialogs/mail_delivery.py)."""
 
 import logging
 
@@ -9,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
+from ..mail_delivery import not_sent
 from ..models import GdprRequest
 from . import data, erase, mail
 from .models import GdprAction
@@ -18,6 +20,10 @@ log = logging.getLogger("dialogs.gdpr")
 
 class Refused(ValueError):
     """The action cannot be done on this request; the message says why, nothing was changed."""
+
+
+class NotSent(Refused):
+    """The data was only written by a development mail backend: the request stays pending."""
 
 
 def send_data(request: GdprRequest, user) -> GdprAction:
@@ -37,6 +43,12 @@ def send_data(request: GdprRequest, user) -> GdprAction:
         log.exception("GDPR request %s: the data could not be sent", request.pk)
         _record(request, user, GdprAction.Kind.FAILED, f"{type(error).__name__}: {error}"[:500], counts)
         raise Refused(_("The e-mail could not be sent (%(error)s); the request stays pending.") % {"error": error})
+    unsent = not_sent(request.mail)
+    if unsent:
+        log.warning("GDPR request %s: %s", request.pk, unsent)
+        _record(request, user, GdprAction.Kind.FAILED, unsent, counts)
+        pending = _("The request stays pending: configure a mail server (EMAIL_HOST), then send the data again.")
+        raise NotSent(f"{unsent} {pending}")
     return _done(request, user, GdprRequest.Status.SENT, GdprAction.Kind.SENT, request.mail, counts)
 
 
@@ -52,13 +64,17 @@ def delete_data(request: GdprRequest, user) -> GdprAction:
             action = _done(request, user, GdprRequest.Status.DELETED, GdprAction.Kind.DELETED, "", summary)
     except data.NoVisitor as error:
         raise Refused(str(error)) from None
+    # Whether the visitor was told (None: no address to tell), for the page's message.
+    action.confirmed = None
     if request.mail:
         try:
             mail.send_erased(request, summary)
-            action.note = _("Confirmation sent to %(mail)s.") % {"mail": request.mail}
+            action.note = not_sent(request.mail) or _("Confirmation sent to %(mail)s.") % {"mail": request.mail}
+            action.confirmed = not not_sent(request.mail)
         except Exception as error:  # the data is gone all the same; the log says the mail failed
             log.exception("GDPR request %s: the deletion's confirmation could not be sent", request.pk)
             action.note = _("The confirmation e-mail could not be sent: %(error)s") % {"error": error}
+            action.confirmed = False
         action.save(update_fields=["note"])
     return action
 

@@ -1,6 +1,8 @@
-"""GDPR requests processed from the back office: the data sent by e-mail (Django's outbox), the data
+"""GDPR requests processed from the back office: the data sent by e-mail (to a real SMTP server), the data
 erased for real (rows and files gone, other visitors untouched), a request ignored with a reason; each
-action logged and shown; refusals said on the page, never a 500; administrators only."""
+action logged and shown; refusals said on the page, never a 500; administrators only. A mail only written
+by a development backend (console, memory, file) is said so, never "sent"; a mail server that fails or
+refuses leaves the request pending with its error."""
 
 import io
 import json
@@ -15,6 +17,7 @@ from livechat.uploads import storage
 from preferences.services import Owner, set_preference
 
 from ..dialogs_reading.seed import dialog, say
+from ..mail_server import free_port
 
 pytestmark = pytest.mark.django_db
 VISITOR = "visitor-failed-22"
@@ -31,7 +34,11 @@ def act(client, gdpr_request, **fields):
     return response
 
 
-def test_the_requested_data_is_e_mailed_with_the_service_name(client, bot, seeded, as_role):
+def body(message) -> str:
+    return message.get_body(("plain",)).get_content()
+
+
+def test_the_requested_data_is_e_mailed_with_the_service_name(client, bot, seeded, as_role, mail_server):
     set_preference(Owner(bot=bot), "bot.servicename", "Banque Exemple")
     admin = as_role("administrator")
     wanted = request_for(bot, "Get")
@@ -40,15 +47,17 @@ def test_the_requested_data_is_e_mailed_with_the_service_name(client, bot, seede
     page = client.get(f"/admin/dialogs/gdprrequest/{wanted.pk}/change/").content.decode()
     assert 'data-testid="held-dialogs">1<' in page and 'data-testid="held-interactions">2<' in page
 
-    act(client, wanted, action="send")
+    response = act(client, wanted, action="send")
     assert wanted.status == "sent"
-    [message] = mail.outbox
-    assert message.to == ["marie@example.org"]
-    assert message.subject == "Vos données chez Banque Exemple"
-    assert "Banque Exemple" in message.body and "1 conversation(s), 2 échange(s)" in message.body
-    assert "Vous : xyzzy plugh" in message.body and "Je n'ai pas compris." in message.body
-    [(name, content, kind)] = message.attachments
-    assert (name, kind) == ("data.json", "application/json")
+    [message] = mail_server.messages
+    assert mail_server.envelopes[0][1] == ["marie@example.org"] and message["To"] == "marie@example.org"
+    assert message["Subject"] == "Vos données chez Banque Exemple"
+    text = body(message)
+    assert "Banque Exemple" in text and "1 conversation(s), 2 échange(s)" in text
+    assert "Vous : xyzzy plugh" in text and "Je n'ai pas compris." in text
+    [attached] = message.iter_attachments()
+    assert (attached.get_filename(), attached.get_content_type()) == ("data.json", "application/json")
+    content = attached.get_content().decode()
     data = json.loads(content)
     assert data["service"] == "Banque Exemple" and data["clientId"] == VISITOR
     [sent] = data["dialogs"]
@@ -59,30 +68,92 @@ def test_the_requested_data_is_e_mailed_with_the_service_name(client, bot, seede
     [logged] = GdprAction.objects.filter(request=wanted)
     assert (logged.kind, logged.user, logged.note) == ("sent", admin, "marie@example.org")
     assert logged.counts == {"dialogs": 1, "interactions": 2, "files": 0, "surveys": 0}
-    page = client.get(f"/admin/dialogs/gdprrequest/{wanted.pk}/change/").content.decode()
+    page = client.get(response.url).content.decode()
+    assert "The data was sent to marie@example.org." in page
     assert "Data sent" in page and admin.username in page and 'data-testid="gdpr-send"' not in page
     listing = client.get("/admin/dialogs/gdprrequest/").content.decode()
     assert f"Data sent by {admin.username}" in listing
 
 
-def test_an_english_visitor_gets_english_and_the_bots_name_without_the_preference(client, bot, seeded, as_role):
+def test_an_english_visitor_gets_english_and_the_bots_name_without_the_preference(
+    client, bot, seeded, as_role, mail_server
+):
     as_role("administrator")
     wanted = request_for(bot, "Get", client_id="visitor-recovered-91", language="en")
     act(client, wanted, action="send")
-    assert mail.outbox[0].subject == "Your data held by Banque Demo"
-    assert "Lost card" in mail.outbox[0].body
+    assert mail_server.messages[0]["Subject"] == "Your data held by Banque Demo"
+    assert "Lost card" in body(mail_server.messages[0])
+
+
+@pytest.mark.parametrize(
+    "backend, said",
+    [
+        ("console.EmailBackend", "was written to the server's log, not sent."),
+        ("locmem.EmailBackend", "was kept in the server's memory (Django's test backend), not sent."),
+        ("filebased.EmailBackend", "was written to a file in {path}, not sent."),
+        ("dummy.EmailBackend", "was dropped, not sent."),
+    ],
+)
+def test_a_development_mail_backend_is_never_called_sending(
+    client, bot, seeded, as_role, settings, tmp_path, capsys, backend, said
+):
+    """No mail server configured (make run's console backend): the page says where the mail went instead,
+    the request stays pending and can be sent again once a server is configured."""
+    settings.EMAIL_BACKEND = f"django.core.mail.backends.{backend}"
+    settings.EMAIL_FILE_PATH = str(tmp_path)
+    as_role("administrator")
+    wanted = request_for(bot, "Get")
+    text = act(client, wanted, action="send").content.decode()  # the page again, with what happened
+    said = said.format(path=tmp_path)
+    assert f"No mail server is configured: the message to marie@example.org {said}".replace("'", "&#x27;") in text
+    assert "The request stays pending: configure a mail server (EMAIL_HOST), then send the data again." in text
+    assert "The data was sent to" not in text
+    assert wanted.status == "pending" and 'data-testid="gdpr-send"' in text
+    [logged] = GdprAction.objects.filter(request=wanted)
+    assert logged.kind == "failed" and said in logged.note
+    later = client.get(f"/admin/dialogs/gdprrequest/{wanted.pk}/change/").content.decode()
+    assert "Sending failed" in later and said.replace("'", "&#x27;") in later
+    # What each backend did with it, for real.
+    if backend.startswith("console"):
+        assert "Subject: =?utf-8?" in capsys.readouterr().out
+    elif backend.startswith("locmem"):
+        assert mail.outbox[0].to == ["marie@example.org"]
+    elif backend.startswith("filebased"):
+        assert "marie@example.org" in next(tmp_path.iterdir()).read_text()
+
+
+def test_a_french_administrator_reads_it_in_french(client, bot, seeded, as_role, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    as_role("administrator")
+    client.cookies["django_language"] = "fr"
+    wanted = request_for(bot, "Get")
+    text = act(client, wanted, action="send").content.decode()
+    assert "Aucun serveur de courrier n&#x27;est configuré" in text and "marie@example.org" in text
+    assert "La demande reste en attente" in text
 
 
 def test_a_mail_server_that_fails_leaves_the_request_pending_and_logged(client, bot, seeded, as_role, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2  # nothing listens
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", free_port(), 2  # nothing listens
     as_role("administrator")
     wanted = request_for(bot, "Get")
     response = act(client, wanted, action="send")
     assert wanted.status == "pending"
-    assert "could not be sent" in response.content.decode()
+    text = response.content.decode()
+    assert "could not be sent (" in text and "Connection refused" in text and "was sent" not in text
     assert list(GdprAction.objects.filter(request=wanted).values_list("kind", flat=True)) == ["failed"]
     assert Dialog.objects.filter(client_id=VISITOR).exists()
+
+
+def test_a_mail_server_that_refuses_the_message_is_said_with_its_answer(client, bot, seeded, as_role, mail_server):
+    mail_server.refuse = True
+    as_role("administrator")
+    wanted = request_for(bot, "Get")
+    text = act(client, wanted, action="send").content.decode()
+    assert wanted.status == "pending" and not mail_server.messages
+    assert "could not be sent (" in text and "Message refused by the test server" in text
+    [logged] = GdprAction.objects.filter(request=wanted)
+    assert logged.kind == "failed" and "554" in logged.note
 
 
 def test_a_request_without_address_cannot_be_sent(client, bot, seeded, as_role):
@@ -94,7 +165,7 @@ def test_a_request_without_address_cannot_be_sent(client, bot, seeded, as_role):
 
 
 def test_deleting_erases_the_visitor_for_real(
-    client, bot, seeded, as_role, settings, tmp_path, django_capture_on_commit_callbacks
+    client, bot, seeded, as_role, settings, tmp_path, django_capture_on_commit_callbacks, mail_server
 ):
     settings.CHAT_UPLOAD_DIR = str(tmp_path)
     as_role("administrator")
@@ -120,7 +191,7 @@ def test_deleting_erases_the_visitor_for_real(
     wanted = request_for(bot, "Delete")
 
     with django_capture_on_commit_callbacks(execute=True):
-        act(client, wanted, action="delete", confirm="yes")
+        response = act(client, wanted, action="delete", confirm="yes")
 
     assert wanted.status == "deleted"
     assert not Dialog.objects.filter(pk=failed.pk).exists()
@@ -135,11 +206,36 @@ def test_deleting_erases_the_visitor_for_real(
     [logged] = GdprAction.objects.filter(request=wanted)
     assert logged.kind == "deleted" and logged.counts["dialogs"] == 1 and logged.counts["interactions"] == 2
     assert logged.note == "Confirmation sent to marie@example.org."
-    [message] = mail.outbox
-    assert message.subject == "Vos données chez Banque Demo ont été effacées"
-    page = client.get(f"/admin/dialogs/gdprrequest/{wanted.pk}/change/").content.decode()
+    [message] = mail_server.messages
+    assert message["Subject"].strip() == "Vos données chez Banque Demo ont été effacées"  # a folded header
+    page = client.get(response.url).content.decode()
+    assert "The visitor&#x27;s data was erased: 1 dialog(s), 2 interaction(s). Confirmation sent to" in page
     assert "Data deleted" in page and "files sent by the visitor: 1" in page and "callbacks: 1" in page
     assert 'data-testid="held-dialogs">0<' in page
+
+
+def test_deleting_without_a_mail_server_says_the_confirmation_was_only_written(client, bot, seeded, as_role, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    as_role("administrator")
+    wanted = request_for(bot, "Delete")
+    response = act(client, wanted, action="delete", confirm="yes")
+    assert wanted.status == "deleted" and not Dialog.objects.filter(client_id=VISITOR).exists()
+    note = "No mail server is configured: the message to marie@example.org was written to the server's log, not sent."
+    assert GdprAction.objects.get(request=wanted).note == note
+    page = client.get(response.url).content.decode()
+    assert note.replace("'", "&#x27;") in page and "Confirmation sent" not in page
+
+
+def test_a_failed_confirmation_is_said_and_the_data_is_erased_all_the_same(client, bot, seeded, as_role, mail_server):
+    mail_server.refuse = True
+    as_role("administrator")
+    wanted = request_for(bot, "Delete")
+    response = act(client, wanted, action="delete", confirm="yes")
+    assert wanted.status == "deleted" and not Dialog.objects.filter(client_id=VISITOR).exists()
+    note = GdprAction.objects.get(request=wanted).note
+    assert note.startswith("The confirmation e-mail could not be sent: ") and "Message refused" in note
+    page = client.get(response.url).content.decode()
+    assert "The confirmation e-mail could not be sent" in page and "Confirmation sent" not in page
 
 
 def test_deleting_needs_the_confirmation_box(client, bot, seeded, as_role):
