@@ -12,7 +12,7 @@ HTML = "text/html"
 PAGE = {"type": "string", "description": "An HTML page."}
 FIELDS = [
     OpenApiParameter("contextUuid", str, description="The dialog's context id (also contextId, ctx)."),
-    OpenApiParameter("userLabel", str, description="The visitor's name on the page (default Moi)."),
+    OpenApiParameter("userLabel", str, description="The visitor's name on the page (default Moi; Me in English)."),
     OpenApiParameter("botLabel", str, description="The bot's name on the page (default Chatbot)."),
 ]
 FORM = {

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.urls import reverse
-from django.utils.html import strip_tags
 
 from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import DEFAULTS
 
 from .. import clicks
 from ..models import Dialog, Interaction
+from ..plain_text import answer_text
 from ..transcript.sanitize import clean
 from . import words
 
@@ -117,7 +117,7 @@ def _answer_bubble(row: Interaction, items: dict, clicked_id: int | None, reason
         if not answer:
             return None
         kind = words.answer_kind(row.type_response)
-        return Bubble("notice", row.created_at, text=f"{kind}: {strip_tags(answer)}")
+        return Bubble("notice", row.created_at, text=f"{kind}: {answer_text(answer)}")
     if not answer:
         return None
     bubble = Bubble("bot", row.created_at, html=answer, kind=str(words.answer_kind(row.type_response)))

@@ -2,14 +2,13 @@
 their variables, files, survey answers and whatever else hangs on them. `summary` counts it for the
 request's page, `export` gives it as the JSON the visitor receives."""
 
-import html
 from collections import Counter
 
 from django.db.models import Count, Max, Min
 from django.utils import timezone
-from django.utils.html import strip_tags
 
 from ..models import Dialog, GdprRequest, Interaction
+from ..plain_text import answer_text
 from ..surveys.models import SurveyAnswer
 
 # Rows fetched from the database at a time: a visitor with many dialogs is read in constant memory.
@@ -109,5 +108,5 @@ def _interaction(row: Interaction) -> dict:
 
 
 def plain(answer_html: str) -> str:
-    """An answer as text: its tags dropped, its entities read, its blank runs made one space."""
-    return " ".join(html.unescape(strip_tags(answer_html or "")).split())
+    """An answer as text: its tags dropped (a line break a space), its entities read, its blank runs one space."""
+    return answer_text(answer_html)

@@ -3,19 +3,18 @@ nothing else a visitor wrote. The visitor's words are text in both parts, with t
 addresses defanged (example[.]org, https[:]//) so that no mail client makes them links; the bot's answers
 go through the transcript's HTML allowlist (staff wrote them)."""
 
-import html
 import re
 from dataclasses import replace
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
-from django.utils import timezone
-from django.utils.html import strip_tags
+from django.utils import timezone, translation
 
 from dialogs.models import Dialog, Interaction
+from dialogs.plain_text import answer_text
 
-from .page import DEFAULT_BOT_LABEL, DEFAULT_USER_LABEL, Line, lines
+from .page import DEFAULT_BOT_LABEL, DEFAULT_USER_LABEL, Line, lines, visitor_language
 
 DOT = r"[.\u3002\uff0e\uff61]"  # browsers read the ideographic and full-width full stops in a host as dots
 SCHEME = re.compile(r"\b([a-z][a-z0-9+.-]*):(?=//)", re.IGNORECASE)
@@ -29,22 +28,24 @@ def defanged(text: str) -> str:
 
 
 def message(dialog: Dialog, email: str, service: str, words: dict) -> EmailMultiAlternatives:
-    """The mail to `email`: subject and introduction from the bot's service name, then the transcript."""
-    transcript = [_visitor_defanged(line) for line in _exchanges(dialog, service or DEFAULT_BOT_LABEL)]
-    intro = words["intro"].format(service=service)
-    plain = [intro, ""] + [f"{line.at:%H:%M} {line.author} : {_plain(line)}".strip() for line in transcript]
-    # The printable transcript's page: visitor text escaped by the template, answers through its allowlist.
-    page = render_to_string(
-        "dialogs/transcript.html",
-        {
-            "dialog": dialog,
-            "bot_name": service,
-            "lines": transcript,
-            "user_label": DEFAULT_USER_LABEL,
-            "bot_label": service or DEFAULT_BOT_LABEL,
-            "printed_at": timezone.localtime(),
-        },
-    )
+    """The mail to `email`: subject and introduction from the bot's service name, then the transcript, whose
+    labels speak the dialog's language (the visitor's copy)."""
+    with translation.override(visitor_language(dialog)):
+        transcript = [_visitor_defanged(line) for line in _exchanges(dialog, service or DEFAULT_BOT_LABEL)]
+        intro = words["intro"].format(service=service)
+        plain = [intro, ""] + [f"{line.at:%H:%M} {line.author} : {_plain(line)}".strip() for line in transcript]
+        # The printable transcript's page: visitor text escaped by the template, answers through its allowlist.
+        page = render_to_string(
+            "dialogs/transcript.html",
+            {
+                "dialog": dialog,
+                "bot_name": service,
+                "lines": transcript,
+                "user_label": DEFAULT_USER_LABEL,
+                "bot_label": service or DEFAULT_BOT_LABEL,
+                "printed_at": timezone.localtime(),
+            },
+        )
     mail = EmailMultiAlternatives(
         subject=words["subject"].format(service=service)[:200],
         body="\n".join(plain),
@@ -83,4 +84,4 @@ def _visitor_defanged(line: Line) -> Line:
 def _plain(line: Line) -> str:
     if line.file:
         return f"[{line.file['name']}]"
-    return line.text or html.unescape(strip_tags(line.html))
+    return line.text or answer_text(line.html)

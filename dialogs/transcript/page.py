@@ -1,11 +1,14 @@
 """The printable transcript of a dialog (CV5's print menu, client-contract.md §2.2 (23)): every exchange in
 order, the visitor's words as text, answers through the console's HTML allowlist, the labels the chatbox
-chose; a page that prints well and runs no script."""
+chose; a page that prints well and runs no script. The visitor's copy speaks the dialog's language (its
+labels, dates and the operator's default name); a page without a dialog, the visitor's browser's."""
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.shortcuts import render
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import pgettext, pgettext_lazy
 
 from dialogs.contexts import parse_context_id, still_active
 from dialogs.models import Dialog, Interaction
@@ -13,7 +16,7 @@ from dialogs.models import Dialog, Interaction
 from .sanitize import clean
 
 LABEL_MAX_CHARS = 40
-DEFAULT_USER_LABEL = "Moi"
+DEFAULT_USER_LABEL = pgettext_lazy("transcript", "Me")
 DEFAULT_BOT_LABEL = "Chatbot"
 # Nothing runs, nothing is fetched but the answers' images; the page may not be framed.
 POLICY = (
@@ -73,28 +76,45 @@ def lines(dialog: Dialog, user_label: str, bot_label: str, rows=None, hide_reque
             result.append(Line("visitor", user_label, row.created_at, text=row.user_input))
         answer = clean(row.answer).strip()
         if answer:
-            side, author = ("operator", payload.get("fromDetail") or "Conseiller") if row.human else ("bot", bot_label)
+            operator = payload.get("fromDetail") or pgettext("transcript", "Adviser")
+            side, author = ("operator", operator) if row.human else ("bot", bot_label)
             result.append(Line(side, author, row.created_at, html=answer))
     return result
 
 
 def transcript_page(request, dialog: Dialog, user_label: str, bot_label: str):
-    user_label = label(user_label, DEFAULT_USER_LABEL)
-    bot_label = label(bot_label, DEFAULT_BOT_LABEL)
-    context = {
-        "dialog": dialog,
-        "bot_name": dialog.bot.name,
-        "lines": lines(dialog, user_label, bot_label),
-        "user_label": user_label,
-        "bot_label": bot_label,
-        "printed_at": timezone.localtime(),
-    }
-    return _secured(render(request, "dialogs/transcript.html", context))
+    with translation.override(visitor_language(dialog)):
+        user_label = str(label(user_label, DEFAULT_USER_LABEL))
+        bot_label = label(bot_label, DEFAULT_BOT_LABEL)
+        context = {
+            "dialog": dialog,
+            "bot_name": dialog.bot.name,
+            "lines": lines(dialog, user_label, bot_label),
+            "user_label": user_label,
+            "bot_label": bot_label,
+            "printed_at": timezone.localtime(),
+        }
+        return _secured(render(request, "dialogs/transcript.html", context))
 
 
 def not_found_page(request, status: int = 404, reason: str = ""):
-    context = {"status": status, "reason": reason or "Cette conversation n'existe pas ou n'est plus disponible."}
-    return _secured(render(request, "dialogs/transcript_missing.html", context, status=status))
+    with translation.override(browser_language(request)):
+        missing = pgettext("transcript", "This conversation does not exist or is no longer available.")
+        context = {"status": status, "reason": str(reason) or missing}
+        return _secured(render(request, "dialogs/transcript_missing.html", context, status=status))
+
+
+def visitor_language(dialog: Dialog) -> str:
+    """The language of the visitor's copy: the dialog's, or the site's default for one the pages do not speak."""
+    code = (dialog.language or "").lower()[:2]
+    return code if code in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
+
+
+def browser_language(request) -> str:
+    """Without a dialog, the visitor's browser says (Accept-Language); French when it says nothing, as before."""
+    if not request.headers.get("Accept-Language"):
+        return "fr"
+    return translation.get_language_from_request(request)
 
 
 def _secured(response):

@@ -1,5 +1,6 @@
 """/servlet/history?context=…&format=html&userLabel=…&botLabel=…: the page CV5 opens and prints."""
 
+from django.utils.translation import pgettext_lazy
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from bots.servlet.errors import ServletError
@@ -14,7 +15,7 @@ FORMATS = {"html", ""}
 PARAMETERS = [
     OpenApiParameter("context", str, required=True, description="The dialog's context id (also contextId, ctx)."),
     OpenApiParameter("format", str, description="`html`, the one format (default)."),
-    OpenApiParameter("userLabel", str, description="The visitor's name on the page (default Moi)."),
+    OpenApiParameter("userLabel", str, description="The visitor's name on the page (default Moi; Me in English)."),
     OpenApiParameter("botLabel", str, description="The bot's name on the page (default Chatbot)."),
 ]
 ANSWERS = {
@@ -37,7 +38,7 @@ class TranscriptView(ServletView):
             params = self.params(request)
             output = params.text("format").strip().lower()
             if output not in FORMATS:
-                return not_found_page(request, 400, "Seul le format html est disponible.")
+                return not_found_page(request, 400, pgettext_lazy("transcript", "Only the html format is available."))
             dialog = printable_dialog(params.text("context", "contextId", "contextUuid", "ctx"))
             if dialog is None:
                 return not_found_page(request)
