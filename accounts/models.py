@@ -6,6 +6,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -42,6 +43,16 @@ class Membership(models.Model):
     )
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="members", verbose_name=_("account"))
     role = models.CharField(_("role"), max_length=20, choices=Role.choices, default=Role.READER)
+    # A right given to one operator (administrators have it by their role): accounts.permissions grants
+    # them livechat.monitor.
+    supervisor = models.BooleanField(
+        _("live-chat supervisor"),
+        default=False,
+        help_text=_(
+            "Operators only: sees every dialog of the account's monitored bots in the console, reads along, "
+            "whispers to the operator, joins and takes over. Administrators supervise by their role."
+        ),
+    )
 
     class Meta:
         verbose_name = _("membership")
@@ -49,6 +60,10 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} ({self.role} of {self.account})"
+
+    def clean(self):
+        if self.supervisor and self.role not in (Role.OPERATOR, Role.ADMINISTRATOR):
+            raise ValidationError({"supervisor": _("Only operators are given the supervisor right.")})
 
 
 # Tokens carry a recognisable prefix so that secret scanners and people can tell what leaked.

@@ -24,6 +24,11 @@ Role matrix (a user acts only on the bots of their own account):
     competencies.edit          x                                  add or delete a competency
     livechat.operate           x                   x              answer visitors, set one's availability
     livechat.supervise         x                                  set other operators' availability
+    livechat.monitor           x                  (x)             supervise live chat: read along, whisper,
+                                                                  join, take over (monitored bots' dialogs)
+
+(x): an operator whose membership has the supervisor right (Membership.supervisor, given by an
+administrator in the back office or by PUT operators/availability/{login}).
 
 Django superusers are the platform's operators: they may do everything on every account.
 The back office (Django's admin) asks Django's permissions instead: accounts/roles.py gives each role a
@@ -52,6 +57,7 @@ ACTIONS = frozenset(
         "competencies.edit",
         "livechat.operate",
         "livechat.supervise",
+        "livechat.monitor",
     }
 )
 
@@ -61,6 +67,10 @@ ROLE_ACTIONS: dict[str, frozenset[str]] = {
     Role.OPERATOR: frozenset({"knowledge.read", "account.read", "livechat.operate"}),
     Role.READER: frozenset({"knowledge.read", "preferences.read", "account.read"}),
 }
+
+# Rights a membership may be given beyond its role: (the right, the roles it may be given to).
+SUPERVISOR_ACTIONS = frozenset({"livechat.monitor"})
+SUPERVISOR_ROLES = frozenset({Role.OPERATOR})
 
 HOW_TO_AUTHENTICATE = (
     "Send an Authorization header: a token from the Authentication servlet (POST /servlet/api/authentication "
@@ -128,8 +138,16 @@ def check_allowed(user, action: str, *, bot=None, account=None) -> None:
     if owner_id != membership.account_id:
         what = "bot" if bot is not None else "account"
         raise Forbidden(f"This {what} belongs to another account than yours.", action=action)
-    if action not in ROLE_ACTIONS.get(membership.role, frozenset()):
+    if action not in actions_of_member(membership):
         raise Forbidden(f"Your role ({membership.role}) does not allow {action}.", action=action)
+
+
+def actions_of_member(membership) -> frozenset[str]:
+    """What a member may do: their role's actions, and the supervisor's if they were given that right."""
+    actions = ROLE_ACTIONS.get(membership.role, frozenset())
+    if membership.supervisor and membership.role in SUPERVISOR_ROLES:
+        actions = actions | SUPERVISOR_ACTIONS
+    return actions
 
 
 def can(user, action: str, *, bot=None) -> bool:

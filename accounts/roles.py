@@ -72,6 +72,8 @@ ACTION_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "bots.space": (VIEW,),
         "livechat.operator": (VIEW,),
         "livechat.livechatsettings": (VIEW,),
+        "livechat.openinghours": (VIEW,),
+        "livechat.openingslot": (VIEW,),
     },
     "knowledge.read": {
         **_each(KNOWLEDGE_MODELS, VIEW),
@@ -100,7 +102,11 @@ ACTION_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "competencies.edit": {"accounts.competency": EDIT},
     "livechat.operate": {"livechat.callback": (VIEW, CHANGE), "livechat.livechatrequest": (VIEW,)},
-    "livechat.supervise": {"livechat.operator": (CHANGE,), "livechat.livechatsettings": (ADD, CHANGE)},
+    "livechat.supervise": {
+        "livechat.operator": (CHANGE,),
+        "livechat.livechatsettings": (ADD, CHANGE),
+        **_each(["livechat.openinghours", "livechat.openingslot"], *EDIT),
+    },
     "bots.configure": {
         "accounts.account": (CHANGE,),
         "bots.bot": (CHANGE,),

@@ -1,6 +1,7 @@
 """The talk pipeline: the one place where a user's input becomes the bot's answer, for REST and
 websocket alike (architecture.md §3)."""
 
+import copy
 import re
 from dataclasses import dataclass, field
 
@@ -11,7 +12,7 @@ from knowledge import matching
 from knowledge.links import plain_formulation
 from knowledge.models import GlobalSentence, KnowledgeItem
 from knowledge.sentences import feedback_wording, global_sentence
-from knowledge.snapshot import Snapshot, snapshot_for
+from knowledge.snapshot import KnowledgeChanged, Snapshot, current_version, snapshot_for
 
 from . import branches, clicks, complements, contexts, handover, mailto, spaces, statements, variables
 from .clock import epoch_ms
@@ -25,6 +26,8 @@ from .slots import flow as slots
 K = GlobalSentence.Kind
 # A push rule fired in the chatbox: on an event-triggered item (kId) or a goal page (bgpId).
 PUSH_CONDITION = re.compile(r"^_(?:pushcondition|goalpage)_:(\d+)$")
+# Answering again from newer knowledge when answers vanished under a talk (an import committing meanwhile).
+KNOWLEDGE_ATTEMPTS = 3
 # Language detection switches the dialog's language only when it is this sure (short inputs are not).
 DETECTION_MIN_CONFIDENCE = 0.5
 # What a talk may change on a running dialog (dialogs/statements.py writes them in one UPDATE).
@@ -118,34 +121,12 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
         dialog = open_dialog(bot, request, snapshot, now, store=False)
         _apply_request(dialog, request, snapshot)
         answer = _welcome(snapshot, dialog)
-    elif dialog.livechat and livechat and not _special_input(text):
-        # A human holds the dialog: the bot stays silent, what the visitor writes goes to the operator.
-        answer = Reply(text="", type_response=Code.VISITOR_MESSAGE, relayed=True)
-    elif text == "#welcome#":
-        answer = _welcome(snapshot, dialog)
-    elif text == LEAVE_QUEUE_INPUT and livechat:
-        answer = Reply(text="", type_response=Code.LEAVE_QUEUE)
-    elif match := PUSH_CONDITION.match(text):
-        # A push for an item that may not be pushed (unpublished, not an event) is refused silently.
-        answer = _pushed(snapshot, dialog, int(match.group(1)), request) or clicks.followed()
-    elif mailto.is_mailto(text):
-        answer = mailto.export(bot, dialog, text, request.client_address)
-    elif clicks.is_click(request.origin):
-        answer = clicks.answer(snapshot, dialog, request, text, item_answer=_item_answer, understand=_understand)
     else:
-        if bot.language_detection and request.language_detection and len(snapshot.languages) > 1 and text:
-            detected, confidence = matching.detect_language(text, snapshot.languages)
-            if detected != dialog.language and confidence >= DETECTION_MIN_CONFIDENCE:
-                dialog.language = detected
-        if slots.in_flow(dialog):
-            # A slot-filling flow awaits a value (dialogs/slots/): it answers, or leaves to _understand.
-            answer = slots.resume(
-                snapshot, dialog, request, text, answer_item=_slot_answer(snapshot, dialog), understand=_understand
-            )
-        else:
-            answer = _understand(snapshot, dialog, request, text)
+        answer, snapshot = _answer_from_one_version(bot, snapshot, dialog, request, text, livechat)
 
-    interaction, answer = _store(bot, dialog, answer, request, now, stored_variables, livechat)
+    interaction, answer = _store(bot, snapshot, dialog, answer, request, now, stored_variables, livechat)
+    if livechat:
+        livechat.talked(dialog, interaction)  # supervisors reading along see the line
     return TalkResponse(
         dialog=dialog,
         text=answer.text,
@@ -162,7 +143,61 @@ def talk(bot, request: TalkRequest, found=LOOK_UP) -> TalkResponse:
     )
 
 
-def _store(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now, stored_variables: dict, livechat):
+def _answer_from_one_version(bot, snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: str, livechat):
+    """The answer and the snapshot it came from. Answers are read after the rest of the knowledge (once per
+    version): when an import or a delete committed in between, they are gone (KnowledgeChanged, raised
+    before anything is written); the talk then answers again, its dialog as it was, from the bot's
+    knowledge as it is now."""
+    for _ in range(KNOWLEDGE_ATTEMPTS):
+        before = _dialog_state(dialog)
+        try:
+            return _answer(bot, snapshot, dialog, request, text, livechat), snapshot
+        except KnowledgeChanged:
+            dialog.__dict__.update(before)
+            bot.knowledge_version = current_version(bot)
+            snapshot = snapshot_for(bot)
+            _apply_request(dialog, request, snapshot)
+    # The knowledge changed under every attempt: the talk says it did not understand rather than fail.
+    return _misunderstood(snapshot, dialog, request), snapshot
+
+
+def _dialog_state(dialog: Dialog) -> dict:
+    """What answering may change on the dialog, to put back before answering again."""
+    state = dict(dialog.__dict__)
+    state["variables"] = copy.deepcopy(dialog.variables)
+    return state
+
+
+def _answer(bot, snapshot: Snapshot, dialog: Dialog, request: TalkRequest, text: str, livechat) -> Reply:
+    if dialog.livechat and livechat and not _special_input(text):
+        # A human holds the dialog: the bot stays silent, what the visitor writes goes to the operator.
+        return Reply(text="", type_response=Code.VISITOR_MESSAGE, relayed=True)
+    if text == "#welcome#":
+        return _welcome(snapshot, dialog)
+    if text == LEAVE_QUEUE_INPUT and livechat:
+        return Reply(text="", type_response=Code.LEAVE_QUEUE)
+    if match := PUSH_CONDITION.match(text):
+        # A push for an item that may not be pushed (unpublished, not an event) is refused silently.
+        return _pushed(snapshot, dialog, int(match.group(1)), request) or clicks.followed()
+    if mailto.is_mailto(text):
+        return mailto.export(bot, dialog, text, request.client_address)
+    if clicks.is_click(request.origin):
+        return clicks.answer(snapshot, dialog, request, text, item_answer=_item_answer, understand=_understand)
+    if bot.language_detection and request.language_detection and len(snapshot.languages) > 1 and text:
+        detected, confidence = matching.detect_language(text, snapshot.languages)
+        if detected != dialog.language and confidence >= DETECTION_MIN_CONFIDENCE:
+            dialog.language = detected
+    if slots.in_flow(dialog):
+        # A slot-filling flow awaits a value (dialogs/slots/): it answers, or leaves to _understand.
+        return slots.resume(
+            snapshot, dialog, request, text, answer_item=_slot_answer(snapshot, dialog), understand=_understand
+        )
+    return _understand(snapshot, dialog, request, text)
+
+
+def _store(
+    bot, snapshot: Snapshot, dialog: Dialog, answer: Reply, request: TalkRequest, now, stored_variables: dict, livechat
+):
     """Store the talk: the interaction (unless the request asks not to), the dialog's insert or update,
     and what the answer needs besides (a complement shown, a live-chat step), all or nothing. Returns
     the interaction (or None) and the answer, which a live-chat step may replace."""
@@ -175,7 +210,7 @@ def _store(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now, stored
     )
     if plain and statements.stores_talk_at_once():
         # Nothing but the interaction and the dialog to write: one statement (PostgreSQL).
-        interaction = _interaction(bot, dialog, answer, request, now)
+        interaction = _interaction(bot, snapshot, dialog, answer, request, now)
         if dialog.pk is not None:
             dialog.last_activity = now
         statements.store_talk(dialog, interaction, TALK_CHANGES, variables.changes(stored_variables, dialog.variables))
@@ -193,7 +228,7 @@ def _store(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now, stored
             answer = livechat.escalate(dialog, request, answer, now)
         interaction = None
         if not request.do_not_register or answer.relayed:
-            interaction = _interaction(bot, dialog, answer, request, now)
+            interaction = _interaction(bot, snapshot, dialog, answer, request, now)
             statements.insert(interaction)
         if answer.relayed:
             answer = livechat.relay(dialog, interaction, request, now)
@@ -204,7 +239,8 @@ def _store(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now, stored
     return interaction, answer
 
 
-def _interaction(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now) -> Interaction:
+def _interaction(bot, snapshot: Snapshot, dialog: Dialog, answer: Reply, request: TalkRequest, now) -> Interaction:
+    # The item answered is kept by id and title: the reference becomes NULL if the item goes (even now).
     return Interaction(
         dialog=dialog,
         bot_id=bot.pk,
@@ -214,6 +250,8 @@ def _interaction(bot, dialog: Dialog, answer: Reply, request: TalkRequest, now) 
         answer=answer.text,
         type_response=answer.type_response,
         knowledge_item_id=answer.knowledge_id or None,
+        answered_id=answer.knowledge_id or None,
+        answered_title=snapshot.title(answer.knowledge_id, dialog.language)[:1000] if answer.knowledge_id else "",
         reworded_items=answer.reworded,
         language=dialog.language,
         space=dialog.space,

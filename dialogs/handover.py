@@ -80,6 +80,9 @@ class Handover(Protocol):
     def close(self, dialog, now) -> None:
         """The visitor starts a new dialog (#reset#): live chat lets this one go."""
 
+    def talked(self, dialog, interaction) -> None:
+        """A talk was stored (`interaction`: None when the chatbox asked not to register it)."""
+
 
 _handover: Handover | None = None
 

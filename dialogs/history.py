@@ -2,7 +2,8 @@
 
 Live chat stores one row per message; the chatbox replays exchanges (a question and its answer), so a
 visitor's message to an operator and the operator's answer that follows are replayed as one exchange,
-and an operator's message carries `human: true` and the operator's name in `fromDetail`.
+and an operator's message carries `human: true` and the operator's name in `fromDetail` (a live-chat
+notice names its operator in `operatorName`: `fromDetail` would make it a message).
 """
 
 from . import clicks
@@ -45,8 +46,8 @@ def interaction_values(interaction: Interaction) -> dict:
         "pollUpdatedInteractionDate": poll_time,
         "hideRequest": not interaction.user_input or clicks.hidden_request(interaction.origin, interaction.user_input),
     }
-    if interaction.knowledge_item_id:
-        values["knowledgeId"] = interaction.knowledge_item_id
+    if interaction.answered_item_id:  # kept when the item has gone since
+        values["knowledgeId"] = interaction.answered_item_id
     if interaction.feedback:
         values["feedBack"] = interaction.feedback
         if interaction.feedback_choice_key is not None:
@@ -55,7 +56,12 @@ def interaction_values(interaction: Interaction) -> dict:
             values["feedbackComment"] = interaction.feedback_comment
     # What the chatbox shows again after a reload; a GUI action or a URL redirection is not replayed (a
     # reload would run it a second time, or send the page away again).
-    for key in ("sidebar", "templateName", "templateData", "nextStepResponse", "fromDetail"):
+    for key in ("sidebar", "templateName", "templateData", "nextStepResponse"):
         if key in payload:
             values[key] = payload[key]
+    # fromDetail with a text makes a chatbox show the line as the operator's message (client-contract.md
+    # §4.3): only an operator's message carries it; a live-chat notice names its operator in operatorName.
+    name = payload.get("fromDetail") or payload.get("operatorName")
+    if name:
+        values["fromDetail" if interaction.human else "operatorName"] = name
     return values

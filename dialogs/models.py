@@ -145,7 +145,7 @@ class Interaction(models.Model):
 
 
 # The same in queries: rows stored before the kept id existed, or written by hand, have the reference only.
-ANSWERED_ID = Coalesce("answered_id", "knowledge_item_id")
+ANSWERED_ID = Coalesce("answered_id", "knowledge_item_id", output_field=models.BigIntegerField())
 
 
 class Visit(models.Model):
@@ -244,4 +244,5 @@ class DialogPurge(models.Model):
 # What each dialog remembers of its complementary answers (their activation frequency).
 from .activations import ComplementActivation  # noqa: E402, F401
 from .gdpr.models import GdprAction  # noqa: E402, F401
+from .notes import DialogNote  # noqa: E402, F401
 from .surveys.models import Survey, SurveyAnswer, SurveyAnswerValue, SurveyField  # noqa: E402, F401

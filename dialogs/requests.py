@@ -36,6 +36,9 @@ class TalkRequest:
     # The visitor's peer address as the server saw it (never a header the client wrote): export by e-mail
     # counts it (dialogs/transcript/mail_limits.py). Set by the transport, not read from the form.
     client_address: str = ""
+    # The server's address as the chatbox reached it (scheme, host, port), set by the transport: answers
+    # link pages of this server with it (live chat's callback offer).
+    server_url: str = ""
 
     @property
     def origin(self) -> str:

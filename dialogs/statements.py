@@ -6,6 +6,14 @@ takes to run them. A talk is the platform's hot path, so those statements are co
 database connection kind and run as plain parameterised SQL on Django's own connection: the same
 transaction, the same query log (tests count them), the fields' own adapters on the way in and the
 database's converters on the way out, and ordinary model instances as the result.
+
+References to knowledge items (the interaction's item, the dialog's decision-tree node) are written as
+"that id if the item exists, else NULL", evaluated by the statement itself: an import or a delete that
+removes the item in the instant of the talk leaves a NULL, never a foreign key failure at the commit.
+On SQLite the talk's transaction holds the write lock (BEGIN IMMEDIATE) from that statement to its
+commit, so the item cannot go meanwhile; on PostgreSQL the lookup takes the item's key-share lock (what
+the foreign key check takes anyway): it waits for a deletion in progress and reads NULL once it is
+committed, and a deletion that starts later waits for the talk's commit and then unlinks it.
 """
 
 from contextlib import nullcontext
@@ -15,6 +23,7 @@ from django.db import connections, router, transaction
 
 from bots.models import Bot
 from bots.statements import Rows, statement_cursor
+from knowledge.models import KnowledgeItem
 
 from . import variables
 from .activations import ComplementActivation
@@ -63,14 +72,26 @@ def _inserted_fields(model) -> list:
     return [field for field in opts.local_concrete_fields if field is not opts.auto_field]
 
 
+def _value_sql(field, connection) -> str:
+    """A field's value in a statement: a parameter, or for a knowledge item reference the item's id if it
+    exists when the statement runs, else NULL (the module's docstring says why)."""
+    if not (field.is_relation and field.related_model is KnowledgeItem):
+        return "%s"
+    quote = connection.ops.quote_name
+    item = KnowledgeItem._meta
+    lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
+    pk = quote(item.pk.column)
+    return f"(SELECT {pk} FROM {quote(item.db_table)} WHERE {pk} = %s{lock})"
+
+
 def _insert_sql(model, connection, values: dict | None = None) -> str:
-    """INSERT of every field but the primary key, each a parameter unless `values` gives its SQL."""
+    """INSERT of every field but the primary key, each a parameter (_value_sql) unless `values` gives its SQL."""
     quote = connection.ops.quote_name
     fields = _inserted_fields(model)
-    values = values or {}
+    values = {field: _value_sql(field, connection) for field in fields} | (values or {})
     return (
         f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "
-        f"VALUES ({', '.join(values.get(field, '%s') for field in fields)})"
+        f"VALUES ({', '.join(values[field] for field in fields)})"
     )
 
 
@@ -117,7 +138,7 @@ def _update(model, names: tuple, alias: str, vendor: str, merge_variables: bool 
     quote = connection.ops.quote_name
     opts = model._meta
     fields = [opts.get_field(name) for name in names]
-    sets = [f"{quote(field.column)} = %s" for field in fields]
+    sets = [f"{quote(field.column)} = {_value_sql(field, connection)}" for field in fields]
     if merge_variables:
         column = quote(opts.get_field("variables").column)
         sets.append(f"{column} = {variables.merge_sql(vendor, column)}")

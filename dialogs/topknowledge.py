@@ -1,10 +1,11 @@
-"""Top knowledge: the most used knowledge items over a period, counted from stored interactions
-(qualification-mode dialogs are left out, as in the product's analytics); with no usage in the period,
-the bot's featured items."""
+"""Top knowledge, the chatbox's start screen (REST and websocket alike): the bot's featured items first,
+in knowledge order (the questions its editors chose), then the most used items of the period, counted
+from stored interactions (qualification-mode dialogs are left out, as in the product's analytics), up
+to the number asked. Usage never pushes a featured item out."""
 
 from datetime import datetime, time, timedelta
 
-from django.db.models import Count
+from django.db.models import Case, Count, IntegerField, Value, When
 from django.utils import timezone
 
 from bots.servlet.envelope import json_string
@@ -14,7 +15,7 @@ from knowledge.models import KnowledgeItem
 from knowledge.snapshot import Snapshot
 
 from .clock import epoch_ms
-from .models import Interaction
+from .models import ANSWERED_ID, Interaction
 
 PERIODS = (
     "Today",
@@ -61,18 +62,6 @@ def top_knowledge(
     tag_ids: set[int] | None = None,
 ) -> list[dict]:
     start, end = period_bounds(period)
-    usage = (
-        Interaction.objects.filter(
-            bot_id=snapshot.bot_id,
-            counted=True,
-            created_at__gte=start,
-            created_at__lt=end,
-            knowledge_item__isnull=False,
-        )
-        .values("knowledge_item_id")
-        .annotate(usage=Count("id"))
-        .order_by("-usage", "knowledge_item_id")
-    )
     allowed = snapshot.allowed_items(language, space_id, qualification)
     first_formulation = _first_formulations(snapshot, language)
 
@@ -81,14 +70,29 @@ def top_knowledge(
             return False
         return tag_ids is None or snapshot.items[item_id].tag_id in tag_ids
 
-    counted = ((row["knowledge_item_id"], row["usage"]) for row in usage.iterator())
-    articles = _articles(snapshot, first_formulation, ((i, n) for i, n in counted if shown(i)), limit)
-    if not articles:
-        # A fresh bot (or a quiet period): the bot's curated questions, so the chatbox's first screen
-        # is never empty. Any usage in the period wins over them.
-        featured = ((item_id, 0) for item_id in featured_items(snapshot) if shown(item_id))
-        articles = _articles(snapshot, first_formulation, featured, limit)
-    return articles
+    featured = [item_id for item_id in featured_items(snapshot) if shown(item_id)][:limit]
+    chosen = set(featured)
+    usage = (
+        Interaction.objects.filter(bot_id=snapshot.bot_id, counted=True, created_at__gte=start, created_at__lt=end)
+        .values(item=ANSWERED_ID)
+        .filter(item__isnull=False)
+        .annotate(usage=Count("id"))
+    )
+    # The featured items' own usage comes first (one query for both): once past it, the rest is by usage.
+    first = Case(When(item__in=featured, then=Value(0)), default=Value(1), output_field=IntegerField())
+    usage = usage.order_by(first, "-usage", "item") if featured else usage.order_by("-usage", "item")
+    counts: dict[int, int] = {}
+    most_used: list[tuple[int, int]] = []
+    for row in usage.iterator():
+        item_id = row["item"]
+        if item_id in chosen:
+            counts[item_id] = row["usage"]
+        elif len(featured) + len(most_used) >= limit:
+            break
+        elif shown(item_id):
+            most_used.append((item_id, row["usage"]))
+    articles = [(item_id, counts.get(item_id, 0)) for item_id in featured] + most_used
+    return _articles(snapshot, first_formulation, articles, limit)
 
 
 def featured_items(snapshot: Snapshot) -> list[int]:

@@ -11,6 +11,7 @@ class KnowledgeConfig(AppConfig):
         from bots.status import checks
 
         from . import (
+            locks,  # noqa: F401  (items are locked before they are deleted)
             signals,  # noqa: F401  (knowledge writes bump the bot's knowledge version)
             status,
         )

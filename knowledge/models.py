@@ -252,6 +252,7 @@ class GlobalSentence(models.Model):
         LIVECHAT_ALMOST_TIMED_OUT = "livechat_almost_timed_out", "Live chat: the dialog closes soon ({seconds})"
         LIVECHAT_AUTO_CLOSE = "livechat_auto_close", "Live chat: closed for inactivity"
         LIVECHAT_END = "livechat_end", "Live chat: ended by the operator ({operator})"
+        LIVECHAT_OPERATOR = "livechat_operator", "Live chat: what visitors call an operator who gave no name"
         SLOT_INVALID = "slot_invalid", "Slot filling: invalid value (a slot without its own sentence)"
         SLOT_LEAVE_CONFIRM = "slot_leave_confirm", "Slot filling: leave the questions in progress?"
 

@@ -39,6 +39,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LIVECHAT_AUTO_CLOSE: "La conversation avec le conseiller est fermée faute de réponse. Je reste à votre "
         "disposition.",
         K.LIVECHAT_END: "{operator} a terminé la conversation. Merci et à bientôt !",
+        K.LIVECHAT_OPERATOR: "Conseiller",
         K.SLOT_INVALID: "Je n'ai pas reconnu cette valeur.",
         K.SLOT_LEAVE_CONFIRM: "Voulez-vous arrêter de répondre à mes questions pour passer à autre chose ?",
     },
@@ -72,6 +73,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         K.LIVECHAT_AUTO_CLOSE: "The conversation with the advisor was closed for lack of an answer. "
         "I am still here to help.",
         K.LIVECHAT_END: "{operator} ended the conversation. Thank you, and see you soon!",
+        K.LIVECHAT_OPERATOR: "Advisor",
         K.SLOT_INVALID: "I did not recognise that value.",
         K.SLOT_LEAVE_CONFIRM: "Do you want to stop answering my questions and move on to something else?",
     },
@@ -104,6 +106,7 @@ DEFAULTS: dict[str, dict[str, str]] = {
         "seconden gesloten.",
         K.LIVECHAT_AUTO_CLOSE: "Het gesprek met de medewerker is gesloten omdat er geen antwoord kwam.",
         K.LIVECHAT_END: "{operator} heeft het gesprek beëindigd. Bedankt en tot ziens!",
+        K.LIVECHAT_OPERATOR: "Medewerker",
         K.SLOT_INVALID: "Ik heb die waarde niet herkend.",
         K.SLOT_LEAVE_CONFIRM: "Wilt u stoppen met mijn vragen en iets anders doen?",
     },

@@ -26,6 +26,14 @@ log = logging.getLogger(__name__)
 MATCHABLE = (KnowledgeItem.Kind.QUESTION, KnowledgeItem.Kind.SLOT)
 
 
+class KnowledgeChanged(Exception):
+    """Answers a snapshot knows of are no longer stored: the knowledge changed after it was read. The talk
+    answers again from the bot's current knowledge (dialogs/engine.py)."""
+
+    def __init__(self, bot_id: int, version: int):
+        super().__init__(f"The knowledge of bot {bot_id} changed after version {version} was read.")
+
+
 @dataclass(frozen=True)
 class ItemInfo:
     id: int
@@ -37,6 +45,7 @@ class ItemInfo:
     # language → ids of the spaces the item has an answer in
     answer_spaces: dict[str, frozenset[int]]
     has_children: bool = False
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,6 +196,26 @@ class Snapshot:
             self._memo[key] = found
         return found
 
+    def title(self, item_id: int, language: str) -> str:
+        """What an item is called where it was answered (interactions keep it, analytics show it): its
+        label, else its first formulation in the language, else in any language."""
+        item = self.items.get(item_id)
+        if item is None:
+            return ""
+        if item.label:
+            return item.label
+        for wanted in (language, *self.formulations):
+            first = self.memo(("first formulations", wanted), lambda wanted=wanted: self._first_formulations(wanted))
+            if item_id in first:
+                return first[item_id]
+        return ""
+
+    def _first_formulations(self, language: str) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for _, item_id, text, _ in self.formulations.get(language, ()):
+            found.setdefault(item_id, text)
+        return found
+
     def memo(self, key, factory):
         """A value derived from this snapshot, computed once (the snapshot never changes)."""
         if key not in self._memo:
@@ -200,8 +229,17 @@ class Snapshot:
         found = self._memo.get(key)
         if found is None:
             found = answers_for(item_ids, language, space_id, self.default_space_id)
+            if any(item_id not in found and self._answered(item_id, language, space_id) for item_id in item_ids):
+                # Gone since this snapshot was read (an import, a delete committed meanwhile).
+                raise KnowledgeChanged(self.bot_id, self.version)
             self._memo[key] = found
         return found
+
+    def _answered(self, item_id: int, language: str, space_id: int) -> bool:
+        """Whether this snapshot knows an answer of the item for the language, in the space or the default one."""
+        item = self.items.get(item_id)
+        spaces = item.answer_spaces.get(language, frozenset()) if item else frozenset()
+        return space_id in spaces or self.default_space_id in spaces
 
     def matcher(self, language: str) -> "matching.Matcher":
         found = self._matchers.get(language)
@@ -389,8 +427,29 @@ def _complements(bot: Bot, complement_tags: dict[int, set[int]]) -> list[Complem
     ]
 
 
+# Reads of a snapshot that an import committing between two of its queries made torn, before one is kept.
+LOAD_ATTEMPTS = 3
+
+
+def current_version(bot: Bot) -> int:
+    """The bot's knowledge version as stored now (one query)."""
+    return Bot.objects.filter(pk=bot.pk).values_list("knowledge_version", flat=True).first() or 0
+
+
 def _load(bot: Bot) -> Snapshot:
-    version = Bot.objects.filter(pk=bot.pk).values_list("knowledge_version", flat=True).first() or 0
+    """The bot's knowledge as one version: its queries run one after the other, so a knowledge write that
+    commits meanwhile (it bumps the version in the same transaction) makes them read again."""
+    version = current_version(bot)
+    for _ in range(LOAD_ATTEMPTS):
+        found = _read(bot, version)
+        now = current_version(bot)
+        if now == version:
+            return found
+        version = now
+    return found
+
+
+def _read(bot: Bot, version: int) -> Snapshot:
     languages = list(bot.languages.filter(available=True).values_list("code", flat=True)) or [bot.default_language]
     default_space = bot.default_space()
     spaces = {name.lower(): sid for sid, name in bot.spaces.values_list("id", "name")}
@@ -403,10 +462,10 @@ def _load(bot: Bot) -> Snapshot:
         answer_spaces.setdefault(item_id, {}).setdefault(language, set()).add(space_id)
     rows = list(
         KnowledgeItem.objects.filter(bot=bot).values_list(
-            "id", "kind", "status", "parent_id", "direct_access", "tag_id"
+            "id", "kind", "status", "parent_id", "direct_access", "tag_id", "label"
         )
     )
-    parents = {parent_id for _, _, _, parent_id, _, _ in rows if parent_id}
+    parents = {parent_id for _, _, _, parent_id, _, _, _ in rows if parent_id}
     items = {
         item_id: ItemInfo(
             id=item_id,
@@ -417,8 +476,9 @@ def _load(bot: Bot) -> Snapshot:
             tag_id=tag_id,
             answer_spaces={lang: frozenset(ids) for lang, ids in answer_spaces.get(item_id, {}).items()},
             has_children=item_id in parents,
+            label=label,
         )
-        for item_id, kind, status, parent_id, direct_access, tag_id in rows
+        for item_id, kind, status, parent_id, direct_access, tag_id, label in rows
     }
     formulations: dict[str, list[tuple[int, int, str, bool]]] = {}
     for fid, item_id, language, text, rewordable in (
@@ -431,7 +491,7 @@ def _load(bot: Bot) -> Snapshot:
         (language, kind): text for language, kind, text in bot.global_sentences.values_list("language", "kind", "text")
     }
     children: dict[int, list[int]] = {}
-    for item_id, _, _, parent_id, _, _ in rows:
+    for item_id, _, _, parent_id, _, _, _ in rows:
         if parent_id:
             children.setdefault(parent_id, []).append(item_id)
     tags = list(bot.tags.values_list("id", "parent_id", "name"))

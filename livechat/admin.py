@@ -1,15 +1,21 @@
 """Back office for live chat: operators (availability, dialog limit, competencies), each bot's live-chat
-settings, the live-chat requests (who waited, who answered, how it ended) and the callbacks."""
+settings, opening hours per competency, the live-chat requests (who waited, who answered, how it ended)
+and the callbacks."""
 
 from django.contrib import admin
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from unfold.admin import TabularInline
+from unfold.widgets import UnfoldAdminSelect2Widget
 
 from accounts.admin import AccountScopedAdmin, MadeElsewhere
-from bots.admin_scoping import BotScopedAdmin
+from bots.admin_scoping import BotScopedAdmin, account_id_of
+from bots.time_zones import time_zone_choices
 
-from .models import Callback, LivechatRequest, LivechatSettings, Operator
+from . import hours
+from .models import Callback, LivechatRequest, LivechatSettings, OpeningHours, OpeningSlot, Operator
 from .presence import is_online
 
 
@@ -70,9 +76,52 @@ class LivechatSettingsAdmin(BotScopedAdmin):
         "queue_per_operator",
         "visitor_timeout_seconds",
         "operator_timeout_seconds",
+        "visitor_gone_seconds",
     ]
 
     """Each bot's live-chat settings: everyone of the account reads them; supervisors change them."""
+
+
+class OpeningSlotInline(TabularInline):
+    model = OpeningSlot
+    fields = ["weekday", "opens", "closes"]
+    extra = 0
+
+    def get_extra(self, request, obj=None, **kwargs):
+        return 5 if obj is None else 0  # a new schedule: Monday to Friday's lines ready to fill
+
+
+@admin.register(OpeningHours)
+class OpeningHoursAdmin(AccountScopedAdmin):
+    """When operators answer, per competency (or the whole team's): outside them a visitor asking for a
+    human is told when it opens and offered a callback. Everyone of the account reads them; supervisors
+    change them."""
+
+    list_display = ["__str__", "openings", "time_zone", "open_now"]
+    list_select_related = ["competency"]
+    fields = ["account", "competency", "time_zone"]
+    inlines = [OpeningSlotInline]
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        initial.setdefault("account", account_id_of(request.user))
+        return initial
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "time_zone":  # an IANA zone picked from a searchable list (bots/time_zones.py)
+            kwargs["widget"] = UnfoldAdminSelect2Widget(choices=time_zone_choices())
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("slots")
+
+    @admin.display(description=_("Openings"))
+    def openings(self, schedule):
+        return ", ".join(str(slot) for slot in schedule.slots.all()) or "—"
+
+    @admin.display(description=_("Open now"), boolean=True)
+    def open_now(self, schedule):
+        return hours.open_now(schedule.account_id, now=timezone.now(), schedule=schedule)
 
 
 @admin.register(LivechatRequest)

@@ -18,8 +18,28 @@ class LivechatConfig(AppConfig):
         handover.register(LivechatHandover())
         from .uploads import cleanup  # noqa: F401  (a visitor's file is deleted with its row)
 
+        self.follow_supervision()
+
         # The server status: the transport (the channel layer) and the queue, operators and dialogs.
         checks.register("livechat", status.transport)
         checks.register("livechat", status.queue, needs=["database"])
         volumes.register("connectedOperators", status.connected_operators)
         volumes.register("currentLivechatDialogs", status.current_livechat_dialogs)
+
+    @staticmethod
+    def follow_supervision():
+        """Monitored bots are remembered per process, supervisors' consoles follow their right: both are
+        told when a preference or a membership changes."""
+        from django.db.models.signals import post_delete, post_save
+
+        from accounts.models import Membership
+        from bots.models import Bot
+        from preferences.models import BotPreference
+
+        from . import supervisors
+
+        post_save.connect(supervisors.preference_changed, sender=BotPreference, dispatch_uid="livechat.monitored")
+        post_delete.connect(supervisors.preference_changed, sender=BotPreference, dispatch_uid="livechat.unmonitored")
+        post_save.connect(supervisors.bot_changed, sender=Bot, dispatch_uid="livechat.monitored.bot")
+        post_delete.connect(supervisors.bot_changed, sender=Bot, dispatch_uid="livechat.monitored.gone")
+        post_save.connect(supervisors.rights_changed, sender=Membership, dispatch_uid="livechat.supervisor")

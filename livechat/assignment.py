@@ -16,9 +16,11 @@ from knowledge.models import GlobalSentence
 from knowledge.sentences import fill, global_sentence
 from knowledge.snapshot import snapshot_for
 
-from . import delivery, locking, panel, queue
+from . import delivery, locking, panel, queue, watching
 from .layer_health import health
 from .models import LivechatRequest, Operator
+from .names import shown_name
+from .notices import OPERATOR_NAME
 
 K = GlobalSentence.Kind
 R = LivechatRequest.Status
@@ -41,6 +43,7 @@ def open_request(dialog: Dialog, account_id: int, competency, now, *, queued_at=
         queue_position=place,
         waiting_on=LivechatRequest.Waiting.OPERATOR,
         waiting_since=now,
+        visitor_seen_at=now,  # the talk that asked is the visitor being there
         # Events of this request come after the talk that opened it (the poll starts from its serverTime).
         last_event_ms=delivery.epoch_ms(now),
     )
@@ -116,15 +119,16 @@ def assign(request: LivechatRequest, operator: Operator, now, *, from_queue: boo
     dialog = request.dialog
     set_dialog_livechat(dialog, Dialog.Livechat.OPERATOR, now)
     if from_queue:
-        text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=operator.name)
+        name = shown_name(operator, dialog)
+        text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=name)
         event = delivery.to_visitor(
             request,
             "notification",
-            {"code": Code.ADDED_TO_OPERATOR_PANEL, "text": text, "fromDetail": operator.name},
+            {"code": Code.ADDED_TO_OPERATOR_PANEL, "text": text, OPERATOR_NAME: name},
             now,
         )
         # In the history the chatbox replays on reload, this is where live chat started.
-        line = record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": operator.name})
+        line = record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={OPERATOR_NAME: name})
         delivery.to_operator(operator.pk, {"type": "message", "dialog": request.pk, "message": panel.message(line)})
     delivery.to_operator(operator.pk, {"type": "dialog", "dialog": panel.card(request), "sound": sound})
 
@@ -154,7 +158,7 @@ def end(request: LivechatRequest, reason: str, now, *, type_response: str, kind:
     request.save(update_fields=["status", "ended_at", "end_reason"])
     dialog = request.dialog
     set_dialog_livechat(dialog, Dialog.Livechat.BOT, now)
-    text = sentence(dialog, kind, operator=operator.name if operator else "")
+    text = sentence(dialog, kind, operator=shown_name(operator, dialog) if operator else "")
     values = {"code": code or type_response, "text": text, "typeResponse": type_response}
     if type_response == Code.LEAVE_QUEUE:
         values["specialAction"] = Code.END_POLLING
@@ -175,7 +179,7 @@ def record(dialog: Dialog, text: str, type_response: str, now, *, event, human: 
     """A live-chat moment kept in the dialog's interactions (its history and transcript). It carries
     its event's poll time, so a chatbox that reloads its history polls on from there, not twice."""
     payload = {**(payload or {}), "pollUpdatedInteractionDate": event.at_ms}
-    return Interaction.objects.create(
+    line = Interaction.objects.create(
         dialog=dialog,
         bot_id=dialog.bot_id,
         counted=not dialog.qualification_mode,
@@ -187,6 +191,8 @@ def record(dialog: Dialog, text: str, type_response: str, now, *, event, human: 
         human=human,
         payload=payload,
     )
+    watching.talked(dialog, line)  # supervisors reading along see it
+    return line
 
 
 def dispatch(account_id: int, now=None, *, quiet: bool = False) -> int:
@@ -254,10 +260,11 @@ def transfer(request: LivechatRequest, target: Operator, now, *, code: str) -> N
     request.joined_at = None
     request.save(update_fields=["operator", "transfers", "waiting_on", "waiting_since", "warned_at", "joined_at"])
     dialog = request.dialog
-    text = sentence(dialog, K.LIVECHAT_TRANSFERRED, operator=target.name)
-    event = delivery.to_visitor(request, "notification", {"code": code, "text": text, "fromDetail": target.name}, now)
+    name = shown_name(target, dialog)
+    text = sentence(dialog, K.LIVECHAT_TRANSFERRED, operator=name)
+    event = delivery.to_visitor(request, "notification", {"code": code, "text": text, OPERATOR_NAME: name}, now)
     # In the history live chat goes on from here, with the new operator.
-    line = record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={"fromDetail": target.name})
+    line = record(dialog, text, Code.CONNECTION_SUCCEED, now, event=event, payload={OPERATOR_NAME: name})
     if previous is not None:
         queue.release_slot(previous.pk)
         removed = {"type": "removed", "dialog": request.pk, "to": target.name, "toKind": "operator"}

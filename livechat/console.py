@@ -5,7 +5,18 @@ from django.utils import timezone
 
 from bots.servlet.errors import InvalidField, MissingField
 
-from . import callbacks, canned, operating, panel, presence, queue, suggestions
+from . import (
+    callbacks,
+    canned,
+    names,
+    operating,
+    panel,
+    presence,
+    queue,
+    suggestions,
+    supervision_actions,
+    supervisors,
+)
 from .models import LivechatRequest, Operator
 
 
@@ -41,6 +52,7 @@ def state(operator: Operator) -> dict:
         "operators": [panel.operator_card(member, now) for member in team],
         "competencies": operating.competency_names(operator.account_id),
         "callbacks": callbacks.listing(operator.account_id),
+        "supervisor": supervisors.is_supervisor(operator.user_id),
     }
 
 
@@ -55,6 +67,10 @@ def act(operator_id: int, action: dict) -> dict | None:
     if name == "status":
         presence.set_status(operator, str(action.get("status", "")))
         operator.refresh_from_db()  # becoming available may have brought waiting dialogs
+        return {"type": "operator", "operator": panel.operator_card(operator)}
+    if name == "name":
+        # The name visitors see (names.py); "" goes back to the first name.
+        names.set_display_name(operator, action.get("name", ""))
         return {"type": "operator", "operator": panel.operator_card(operator)}
     if name == "open":
         return operating.open_dialog(operator, dialog)
@@ -89,6 +105,8 @@ def act(operator_id: int, action: dict) -> dict | None:
                 operator, action.get("id"), str(action.get("do", "")), str(action.get("outcome", ""))
             ),
         }
+    if name in supervision_actions.ACTIONS:
+        return supervision_actions.act(operator, name, action)
     if not name:
         raise MissingField("action")
     raise InvalidField("action", f"unknown action {name[:40]!r}")

@@ -16,7 +16,7 @@ from bots.status import services
 from dialogs.clock import epoch_ms
 from dialogs.contexts import parse_context_id
 
-from . import console, frames, unavailable
+from . import console, frames, supervisors, unavailable, visitors
 from .delivery import account_group, dialog_group, frame_text, operator_group
 from .layer_loop import BestEffortLayer
 from .polling import missed_events
@@ -34,6 +34,9 @@ class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
     dialog_uuid = None
     # The time of the last event this socket has (or of following its dialog): what it missed is after.
     seen_ms = 0
+    # Live chat holds the followed dialog: the socket says its visitor is there (visitors.py) while open.
+    live = False
+    presence = None
 
     async def connect(self):
         # servlet-api.md names the svcchat subprotocol; the chatbox offers none, so both are accepted.
@@ -58,9 +61,10 @@ class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
         if unavailable.database_down():
             await self.unavailable(frame)
             return
+        started = epoch_ms()
         try:
             handle = unavailable.check(frames.handle)
-            outcome = await database_sync_to_async(handle)(frame, "websocket", self.client_address())
+            outcome = await database_sync_to_async(handle)(frame, "websocket", self.client_address(), self.server_url())
         except ServletError as error:
             await self.error(error.message)
             return
@@ -71,29 +75,68 @@ class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
             log.exception("A chatbox frame failed")
             await self.error("The server failed to handle this frame; the failure is logged.")
             return
+        followed = False
         if outcome.context_id:
-            await self.follow(outcome.context_id)
+            followed = await self.follow(outcome.context_id, since=started)
+            if outcome.live is not None:
+                self.set_live(outcome.live)
         for text in outcome.frames:
             await self.send(text_data=text)
+        if followed and self.live:
+            # Pushed while this frame was handled, before the socket was in its dialog's group (a
+            # visitor queued again as their socket came back): sent now, once.
+            await self.layer_back()
+
+    def server_url(self) -> str:
+        """This server's address as the chatbox reached it (wss → https), for links in answers."""
+        headers = dict(self.scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not host:
+            return ""
+        return ("https" if self.scope.get("scheme") == "wss" else "http") + "://" + host
+
+    def set_live(self, live: bool):
+        self.live = live
+        if live and self.dialog_uuid is not None and (self.presence is None or self.presence.done()):
+            self.presence = asyncio.ensure_future(self.keep_present())
+
+    async def keep_present(self):
+        """While the socket is open in live chat, its visitor is there: at most a write every few seconds."""
+        while self.live and self.dialog_uuid is not None:
+            if visitors.due(self.dialog_uuid) and not unavailable.database_down():
+                try:
+                    self.live = await database_sync_to_async(visitors.seen)(self.dialog_uuid)
+                except Exception as error:  # presence goes on: the next beat tries again
+                    if services.is_database_failure(error):
+                        await unavailable.seen_async(error)
+                    else:
+                        log.warning("A chatbox socket's presence failed: %s", error)
+            await asyncio.sleep(visitors.SOCKET_BEAT_SECONDS)
 
     def client_address(self) -> str:
         """The peer the server saw (uvicorn takes it from X-Forwarded-For only from FORWARDED_ALLOW_IPS)."""
         client = self.scope.get("client") or ()
         return str(client[0]) if client else ""
 
-    async def follow(self, context_id: str):
+    async def follow(self, context_id: str, since: int) -> bool:
+        """Join the dialog's group (True if it is another dialog); what was stored after `since` is news."""
         parsed = parse_context_id(context_id)
         if parsed is None:
-            return
+            return False
         group = dialog_group(parsed)
         if group == self.group:
-            return
+            return False
         if self.group:
             await self.leave(self.group)
-        self.group, self.dialog_uuid, self.seen_ms = group, parsed, epoch_ms()
+        self.group, self.dialog_uuid, self.seen_ms = group, parsed, since
+        self.live = False  # another dialog: its frames say whether it is in live chat
         await self.join(group)
+        return True
 
     async def disconnect(self, code):
+        self.live = False
+        if self.presence is not None:
+            self.presence.cancel()
         if self.group:
             await self.leave(self.group)
 
@@ -102,6 +145,7 @@ class ChatboxConsumer(BestEffortLayer, AsyncWebsocketConsumer):
         if at and at <= self.seen_ms:
             return  # sent already, with what this socket missed during an outage
         self.seen_ms = max(self.seen_ms, at)
+        self.set_live(True)  # only dialogs in live chat get pushes
         await self.send(text_data=event["text"])
 
     async def layer_back(self):
@@ -130,6 +174,7 @@ class OperatorConsumer(BestEffortLayer, AsyncWebsocketConsumer):
 
     operator_id = None
     heartbeat = None
+    watching = False  # in the account's watch group (a supervisor's console)
 
     async def connect(self):
         user = self.scope.get("user")
@@ -149,6 +194,7 @@ class OperatorConsumer(BestEffortLayer, AsyncWebsocketConsumer):
         await self.accept()
         joined = await self.join(operator_group(self.operator_id))
         joined = await self.join(account_group(self.operator.account_id)) and joined
+        joined = await self.follow_supervision() and joined
         await self.send_json(await database_sync_to_async(console.state)(self.operator))
         if not joined:
             await self._tell_lost()
@@ -176,6 +222,30 @@ class OperatorConsumer(BestEffortLayer, AsyncWebsocketConsumer):
         if self.operator_id is not None:
             await self.leave(operator_group(self.operator_id))
             await self.leave(account_group(self.operator.account_id))
+            if self.watching:
+                await self.leave(supervisors.watch_group(self.operator.account_id))
+
+    async def follow_supervision(self) -> bool:
+        """A supervisor's console reads along (the account's watch group) while the right lasts; False if
+        the layer could not be told now."""
+        may = await database_sync_to_async(supervisors.is_supervisor)(self.operator.user_id)
+        group = supervisors.watch_group(self.operator.account_id)
+        if may and not self.watching:
+            self.watching = True
+            return await self.join(group)
+        if not may and self.watching:
+            self.watching = False
+            await self.leave(group)
+        return True
+
+    async def supervision_rights(self, event):
+        """The operator's supervisor right was given or taken back: the console follows, and is drawn anew."""
+        try:
+            await self.follow_supervision()
+            state = await database_sync_to_async(unavailable.check(console.state))(self.operator)
+        except unavailable.DatabaseUnavailable:
+            return  # the console's next state (a reconnection) has it
+        await self.send_json(state)
 
     async def layer_lost(self):
         await self.send_json(

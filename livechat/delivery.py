@@ -14,6 +14,7 @@ from django.db import transaction
 from bots.servlet.envelope import encode_values
 from dialogs.clock import epoch_ms
 
+from . import notices
 from .layer_health import health
 from .models import LivechatEvent, LivechatRequest
 
@@ -55,7 +56,7 @@ def to_visitor(
         at_ms = max(epoch_ms(now), last + 1)
         LivechatRequest.objects.filter(pk=request.pk).update(last_event_ms=at_ms)
         request.last_event_ms = at_ms
-        values = {**values, "pollUpdatedInteractionDate": at_ms, "serverTime": at_ms}
+        values = {**notices.for_visitor(values), "pollUpdatedInteractionDate": at_ms, "serverTime": at_ms}
         event = LivechatEvent.objects.create(
             dialog_id=request.dialog_id,
             request=request,

@@ -13,38 +13,44 @@ from bots.servlet.views import get_bot
 from dialogs import contexts, feedback
 from dialogs.engine import talk
 from dialogs.history import history_values
+from dialogs.models import Dialog
 from dialogs.requests import params_from_frame, talk_request_from_params
 from dialogs.surveys import answers as survey_answers
 from dialogs.surveys import definitions as surveys
 from dialogs.topknowledge import top_knowledge_values
 from knowledge.snapshot import snapshot_for
 
+from . import visitors
 from .delivery import frame_text
 from .handover import visitor_reading, visitor_typing
 
 
 @dataclass(frozen=True)
 class Sender:
-    """Where a frame came from: "websocket" or "polling" (/chatHttp), and the visitor's peer address."""
+    """Where a frame came from: "websocket" or "polling" (/chatHttp), the visitor's peer address, and the
+    server's address as the chatbox reached it (answers link pages of this server with it)."""
 
     transport: str
     address: str = ""
+    server: str = ""
 
 
 @dataclass
 class Outcome:
-    """What a frame gives: frames to send back, and the dialog the socket now follows."""
+    """What a frame gives: frames to send back, the dialog the socket now follows, and whether live chat
+    holds that dialog (None: the frame does not say), for which the socket keeps its visitor's presence."""
 
     frames: list[str] = field(default_factory=list)
     context_id: str = ""
+    live: bool | None = None
 
     def reply(self, frame_type: str, values: dict):
         self.frames.append(frame_text(frame_type, values))
 
 
-def handle(frame: dict, transport: str, client_address: str = "") -> Outcome:
-    """One frame from a chatbox (`client_address`: the peer the server saw); ServletError (400/404) for a
-    frame that cannot be served."""
+def handle(frame: dict, transport: str, client_address: str = "", server_url: str = "") -> Outcome:
+    """One frame from a chatbox (`client_address`: the peer the server saw, `server_url`: the address it
+    reached); ServletError (400/404) for a frame that cannot be served."""
     frame_type = str(frame.get("type", ""))
     parameters = frame.get("parameters") or {}
     if not isinstance(parameters, dict):
@@ -56,15 +62,17 @@ def handle(frame: dict, transport: str, client_address: str = "") -> Outcome:
     if handler is None:
         raise InvalidField("type", f"unknown frame type {frame_type[:40]!r}")
     outcome = Outcome()
-    handler(bot, params, outcome, Sender(transport, client_address))
+    handler(bot, params, outcome, Sender(transport, client_address, server_url))
     return outcome
 
 
 def _talk(bot, params: ServletParams, outcome: Outcome, sender: Sender):
     request = talk_request_from_params(params, client_address=sender.address)
     request.mode = sender.transport
+    request.server_url = sender.server
     answer = talk(bot, request)
     outcome.context_id = str(answer.dialog.uuid)
+    outcome.live = answer.dialog.livechat != Dialog.Livechat.BOT
     # A message to the operator has no bot answer; leaving the queue was pushed to the socket already.
     if not (answer.relayed or answer.pushed):
         outcome.reply("talkResponse", answer.values(bot))
@@ -74,6 +82,8 @@ def _check_context(bot, params, outcome, sender):
     dialog = contexts.active_dialog(bot, params.text(*CONTEXT_ID))
     if dialog is not None:
         outcome.context_id = str(dialog.uuid)
+        # A chatbox checks its dialog when its live-chat socket opens: its visitor is there (back, maybe).
+        outcome.live = visitors.here(dialog)
     outcome.reply("checkContextAvailabilityResponse", {"isContextStillAvailable": dialog is not None})
 
 

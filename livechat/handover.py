@@ -7,13 +7,16 @@ from dialogs.handover import Code, Reply
 from dialogs.models import Dialog
 from knowledge.models import GlobalSentence
 
-from . import assignment, delivery, locking, panel, queue
+from . import assignment, delivery, hours, locking, missed, panel, queue, visitors, watching
 from .assignment import sentence
 from .layer_health import health
 from .models import LivechatRequest
+from .names import shown_name
+from .notices import OPERATOR_NAME
 
 K = GlobalSentence.Kind
 R = LivechatRequest.Status
+NOBODY = LivechatRequest.EndReason.NOBODY_AVAILABLE
 # The chatbox's transports while in live chat (the REST talk's `mode`, client-contract.md §6.1 (13)).
 LIVE_MODES = {"polling", "websocket"}
 
@@ -27,41 +30,48 @@ class LivechatHandover:
             return reply
         account_id = dialog.bot.account_id
         intro = reply.text if reply.escalate == "answer" else ""
+        server_url = request.server_url
         if account_id is None:
-            return _no_operator(dialog, reply)
+            return _no_operator(dialog, reply, now, server_url=server_url)
         competency_name = request.competency or reply.competency
         competency = queue.find_competency(account_id, competency_name)
         if competency_name and competency is None:
-            return _no_operator(dialog, reply)  # a competency the account does not have: nobody can serve
+            # A competency the account does not have: nobody can serve.
+            return _no_operator(dialog, reply, now, server_url=server_url)
         if not health.usable():
             # Consoles hear of new visitors through the channel layer: while it is down no operator
             # would see this one, and the queue would only make the visitor wait for nobody.
-            return _no_operator(dialog, reply)
+            return _no_operator(dialog, reply, now, competency=competency, server_url=server_url)
+        if not hours.open_now(account_id, competency, now):
+            # Operators online after hours take no new visitors (they finish with those they have).
+            reason = LivechatRequest.EndReason.OUTSIDE_HOURS
+            return _no_operator(dialog, reply, now, reason=reason, competency=competency, server_url=server_url)
 
         try:
             with transaction.atomic():
-                return self._hand_over(dialog, reply, intro, account_id, competency, settings, now)
+                return self._hand_over(dialog, reply, intro, account_id, competency, settings, now, server_url)
         except IntegrityError:
             # Another talk of this dialog handed it over a moment ago (one open request per dialog):
             # this one's claims are rolled back, and the dialog is live already.
             return reply
 
-    def _hand_over(self, dialog, reply, intro, account_id, competency, settings, now) -> Reply:
+    def _hand_over(self, dialog, reply, intro, account_id, competency, settings, now, server_url) -> Reply:
         # Held to the talk's commit: the room seen is the room taken, the place given is the next one.
         locking.hold_account(account_id)
         operator = queue.claim_operator(account_id, competency, now)
         if operator is not None:
             live = assignment.open_request(dialog, account_id, competency, now)
             assignment.assign(live, operator, now, from_queue=False)
-            text = _join(intro, sentence(dialog, K.LIVECHAT_CONNECTED, operator=operator.name))
-            extra = {"specialAction": Code.START_POLLING, "fromDetail": operator.name}
+            name = shown_name(operator, dialog)
+            text = _join(intro, sentence(dialog, K.LIVECHAT_CONNECTED, operator=name))
+            extra = {"specialAction": Code.START_POLLING, OPERATOR_NAME: name}
             return _live_reply(reply, text, Code.CONNECTION_SUCCEED, extra)
 
         if not (
             queue.anyone_can_serve(account_id, competency, now)
             and queue.queue_room(account_id, settings.queue_per_operator, competency, now)
         ):
-            return _no_operator(dialog, reply)
+            return _no_operator(dialog, reply, now, competency=competency, server_url=server_url)
         place = assignment.join_queue(dialog, account_id, competency, now).queue_position
         wait = queue.wait_estimator(account_id, now)(place)
         values = assignment.queue_values(dialog, place, wait)
@@ -76,6 +86,7 @@ class LivechatHandover:
             # The dialog's mark outlived its request (it ended meanwhile): the bot has it back.
             assignment.set_dialog_livechat(dialog, Dialog.Livechat.BOT)
             return Reply(text="", type_response=Code.VISITOR_MESSAGE, relayed=True)
+        visitors.seen(dialog.uuid, now)  # writing is being there
         if live.waiting_on != LivechatRequest.Waiting.OPERATOR or live.warned_at is not None:
             live.waiting_on = LivechatRequest.Waiting.OPERATOR
             live.waiting_since = now
@@ -90,8 +101,9 @@ class LivechatHandover:
             return Reply(text="", type_response=Code.VISITOR_MESSAGE, relayed=True)
         # A chatbox that does not know it is in live chat (it lost its state) is told so again.
         if live.status == R.ASSIGNED:
-            text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=live.operator.name)
-            extra = {"specialAction": Code.START_POLLING, "startLivechat": True, "fromDetail": live.operator.name}
+            name = shown_name(live.operator, dialog)
+            text = sentence(dialog, K.LIVECHAT_CONNECTED, operator=name)
+            extra = {"specialAction": Code.START_POLLING, "startLivechat": True, OPERATOR_NAME: name}
             return Reply(text=text, type_response=Code.CONNECTION_SUCCEED, payload=extra, relayed=True)
         place = queue.position(live)
         values = assignment.queue_values(dialog, place, queue.wait_estimator(live.account_id)(place))
@@ -118,6 +130,9 @@ class LivechatHandover:
             payload={"specialAction": Code.LEAVE_WAITING_QUEUE},
             pushed=live is not None,
         )
+
+    def talked(self, dialog: Dialog, interaction) -> None:
+        watching.talked(dialog, interaction)
 
     def close(self, dialog: Dialog, now) -> None:
         with transaction.atomic():
@@ -146,15 +161,9 @@ def _live_reply(reply: Reply, text: str, type_response: str, extra: dict) -> Rep
     )
 
 
-def _no_operator(dialog: Dialog, reply: Reply) -> Reply:
-    """Nobody can take the dialog: the bot says so (its 'no operator available' sentence) and keeps it."""
-    return Reply(
-        text=sentence(dialog, K.LIVECHAT_NO_OPERATOR),
-        type_response=reply.type_response,
-        knowledge_id=reply.knowledge_id,
-        ask_feedback=reply.ask_feedback,
-        payload={**reply.payload, "livechat": "no_operator"},
-    )
+def _no_operator(dialog: Dialog, reply: Reply, now, *, reason=NOBODY, competency=None, server_url="") -> Reply:
+    """Nobody can take the dialog: the bot says so and keeps it; the missed request is counted (missed.py)."""
+    return missed.no_operator(dialog, reply, now, reason=reason, competency=competency, server_url=server_url)
 
 
 def visitor_typing(dialog: Dialog, typing: bool, content: str, now) -> None:

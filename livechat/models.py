@@ -2,11 +2,25 @@
 requests (the waiting queue and the assignments), the events delivered to visitors, and callbacks."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from bots.time_zones import default_time_zone, validate_time_zone
 
 MAX_DIALOGS_LIMIT = 10
+# A visitor's chatbox refreshes its presence every 10 s at most (livechat/visitors.py): a grace time
+# shorter than this would drop visitors who are there.
+VISITOR_GONE_MIN_SECONDS = 30
+
+
+def validate_visitor_gone_seconds(value: int) -> None:
+    if value and value < VISITOR_GONE_MIN_SECONDS:
+        raise ValidationError(
+            _("Either 0 (never) or at least %(minimum)d seconds."), params={"minimum": VISITOR_GONE_MIN_SECONDS}
+        )
 
 
 class Operator(models.Model):
@@ -84,6 +98,23 @@ class LivechatSettings(models.Model):
         validators=[MinValueValidator(30)],
         help_text="An operator silent this long after the visitor's message: the dialog goes to another operator.",
     )
+    # 90 s: a background tab's timers may run only once a minute (Chrome's intensive throttling), so a
+    # polling chatbox that is still open can be a minute late.
+    visitor_gone_seconds = models.PositiveIntegerField(
+        _("visitor gone after (seconds)"),
+        default=90,
+        validators=[validate_visitor_gone_seconds],
+        help_text=_(
+            "A queued or live visitor whose chatbox has neither polled nor held its websocket this long has "
+            "closed it: they leave the queue, or the live dialog ends, and the operator is told. 0: never "
+            "(for integrations that do not poll)."
+        ),
+    )
+    offer_callback = models.BooleanField(
+        _("offer a callback when nobody is there"),
+        default=True,
+        help_text=_("The 'no operator available' answer offers the visitor to be called back."),
+    )
 
     class Meta:
         verbose_name = verbose_name_plural = "live chat settings"
@@ -106,6 +137,11 @@ class LivechatRequest(models.Model):
         VISITOR_INACTIVE = "visitor_inactive", "The visitor stopped answering"
         QUEUE_TIMEOUT = "queue_timeout", "Nobody took it in time"
         NEW_DIALOG = "new_dialog", "The visitor started a new dialog"
+        # The visitor's chatbox was closed (no poll, no socket) for the bot's grace time.
+        VISITOR_GONE = "visitor_gone", _("The visitor closed the chatbox")
+        # Asked for a human when nobody could take them: recorded ended at once, so missed demand counts.
+        NOBODY_AVAILABLE = "nobody_available", _("Nobody was available")
+        OUTSIDE_HOURS = "outside_hours", _("Outside opening hours")
 
     class Waiting(models.TextChoices):
         OPERATOR = "operator", "The operator"
@@ -137,6 +173,9 @@ class LivechatRequest(models.Model):
     queue_position = models.PositiveIntegerField(null=True, blank=True, help_text="The place the visitor was told.")
     # The last event's time (ms) of this dialog: each event gets a later one (the poll's cursor).
     last_event_ms = models.BigIntegerField(default=0)
+    # When the visitor's chatbox last polled, held its socket or wrote (written at most every few
+    # seconds, livechat/visitors.py); the clocks drop a visitor silent for the bot's grace time.
+    visitor_seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name = "live-chat handover"
@@ -227,3 +266,72 @@ class ChatUpload(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.size} bytes)"
+
+
+class OpeningHours(models.Model):
+    """When operators answer visitors: for one competency, or (no competency) for the account's whole team.
+    A visitor who asks outside them is told nobody is there, with these hours and the callback offer."""
+
+    account = models.ForeignKey(
+        "accounts.Account", on_delete=models.CASCADE, related_name="+", verbose_name=_("account")
+    )
+    competency = models.OneToOneField(
+        "accounts.Competency",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="opening_hours",
+        verbose_name=_("competency"),
+        help_text=_("Empty: the team's hours, for visitors whose competency has no hours of its own."),
+    )
+    time_zone = models.CharField(
+        _("time zone"), max_length=64, default=default_time_zone, validators=[validate_time_zone]
+    )
+
+    class Meta:
+        verbose_name = _("opening hours")
+        verbose_name_plural = _("opening hours")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account"], condition=models.Q(competency=None), name="one_account_wide_opening_hours"
+            )
+        ]
+
+    def __str__(self):
+        return str(self.competency) if self.competency_id else str(_("Every competency"))
+
+    def clean(self):
+        if self.competency_id and self.account_id and self.competency.account_id != self.account_id:
+            raise ValidationError({"competency": _("This competency belongs to another account.")})
+
+
+class OpeningSlot(models.Model):
+    """One opening of a weekday (several a day for a lunch break); it closes the same day."""
+
+    class Weekday(models.IntegerChoices):
+        MONDAY = 0, _("Monday")
+        TUESDAY = 1, _("Tuesday")
+        WEDNESDAY = 2, _("Wednesday")
+        THURSDAY = 3, _("Thursday")
+        FRIDAY = 4, _("Friday")
+        SATURDAY = 5, _("Saturday")
+        SUNDAY = 6, _("Sunday")
+
+    hours = models.ForeignKey(OpeningHours, on_delete=models.CASCADE, related_name="slots")
+    weekday = models.PositiveSmallIntegerField(_("day"), choices=Weekday.choices)
+    opens = models.TimeField(_("opens"))
+    closes = models.TimeField(_("closes"))
+
+    class Meta:
+        ordering = ["weekday", "opens"]
+        verbose_name = _("opening")
+        verbose_name_plural = _("openings")
+
+    def __str__(self):
+        return f"{self.get_weekday_display()} {self.opens:%H:%M}–{self.closes:%H:%M}"
+
+    def clean(self):
+        if self.opens is not None and self.closes is not None and self.closes <= self.opens:
+            raise ValidationError(
+                {"closes": _("It closes after it opens, the same day (split a night opening in two days).")}
+            )

@@ -13,8 +13,10 @@ from bots.servlet.errors import BadRequest, Forbidden, InvalidField, MissingFiel
 from dialogs.handover import Code
 from knowledge.models import GlobalSentence
 
-from . import assignment, delivery, locking, panel, queue, suggestions
+from . import assignment, delivery, locking, panel, queue, staff_notes, suggestions
 from .models import LivechatRequest, Operator
+from .names import shown_name
+from .notices import OPERATOR_NAME
 
 K = GlobalSentence.Kind
 R = LivechatRequest.Status
@@ -47,7 +49,8 @@ def find_request(
 def held_by(operator: Operator, request: LivechatRequest) -> LivechatRequest:
     if request.status != R.ASSIGNED:
         raise Conflict("This dialog is not live any more.", code="DIALOG_NOT_LIVE")
-    if request.operator_id != operator.pk:
+    # A supervisor who joined the dialog acts in it beside its operator (staff_notes.joined).
+    if request.operator_id != operator.pk and not staff_notes.joined(operator, request):
         raise Forbidden("This dialog is assigned to another operator.", code="NOT_YOUR_DIALOG")
     return request
 
@@ -77,20 +80,24 @@ def send_message(operator: Operator, request_id, text: str, now=None, *, suggest
         request.warned_at = None
         request.save(update_fields=["waiting_on", "waiting_since", "warned_at"])
         assignment.touch(request.dialog, now)
+        name = shown_name(operator, request.dialog)
         values = {
             "text": answer,
-            "fromDetail": operator.name,
+            "fromDetail": name,
             "human": True,
             "typeResponse": Code.OPERATOR_ANSWER,
-            "operatorExternalId": operator.user.get_username(),
+            # Sent back with a survey's answers (client-contract.md §4.2): the operator, never their login.
+            "operatorExternalId": str(operator.pk),
         }
         event = delivery.to_visitor(request, "talkResponse", values, now, locked=True)
-        payload = {"fromDetail": operator.name, "operator": operator.user.get_username(), **noted}
+        payload = {"fromDetail": name, "operator": operator.user.get_username(), **noted}
         interaction = assignment.record(
             request.dialog, answer, Code.OPERATOR_ANSWER, now, event=event, human=True, payload=payload
         )
         line = panel.message(interaction)
         delivery.to_operator(operator.pk, {"type": "message", "dialog": request.pk, "message": line})
+        if request.operator_id != operator.pk:  # a supervisor who joined: the operator sees it too
+            delivery.to_operator(request.operator_id, {"type": "message", "dialog": request.pk, "message": line})
     return line
 
 
@@ -103,8 +110,9 @@ def open_dialog(operator: Operator, request_id, now=None) -> dict:
         if request.status == R.ASSIGNED and request.operator_id == operator.pk and request.joined_at is None:
             request.joined_at = now
             request.save(update_fields=["joined_at"])
-            text = assignment.sentence(request.dialog, K.LIVECHAT_JOINED, operator=operator.name)
-            values = {"code": Code.OPERATOR_CONNECTED, "text": text, "fromDetail": operator.name}
+            name = shown_name(operator, request.dialog)
+            text = assignment.sentence(request.dialog, K.LIVECHAT_JOINED, operator=name)
+            values = {"code": Code.OPERATOR_CONNECTED, "text": text, OPERATOR_NAME: name}
             delivery.to_visitor(request, "notification", values, now)
     return {"type": "transcript", "dialog": panel.card(request), "messages": panel.transcript(request)}
 
@@ -114,8 +122,9 @@ def set_typing(operator: Operator, request_id, typing: bool, now=None) -> None:
     now = now or timezone.now()
     with transaction.atomic():
         request = held_by(operator, find_request(operator, request_id, related=("dialog",)))
-        text = f"{operator.name} …" if typing else ""
-        values = {"code": Code.OPERATOR_WRITING, "text": text, "fromDetail": operator.name}
+        name = shown_name(operator, request.dialog)
+        # Stopped typing: no text at all (an empty one counts as present for CV5's polling, notices.py).
+        values = {"code": Code.OPERATOR_WRITING, OPERATOR_NAME: name} | ({"text": f"{name} …"} if typing else {})
         delivery.to_visitor(request, "notification", values, now, locked=True)
 
 

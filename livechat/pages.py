@@ -7,6 +7,7 @@ from django.urls import path
 from bots.servlet.errors import Forbidden
 
 from . import presence
+from .callback_page import callback_page
 
 
 @login_required(login_url="admin:login")
@@ -18,4 +19,7 @@ def console_page(request):
     return render(request, "livechat/console.html", {"operator": operator})
 
 
-urlpatterns = [path("", console_page, name="livechat-console")]
+urlpatterns = [
+    path("", console_page, name="livechat-console"),
+    path("callback/<uuid:bot_uuid>/", callback_page, name="livechat-callback"),
+]

@@ -52,6 +52,7 @@ def card(request: LivechatRequest, place: int | None = None) -> dict:
 
 def message(interaction: Interaction) -> dict:
     """One exchange of the dialog: the visitor's input and the bot's or operator's answer."""
+    payload = interaction.payload or {}
     if interaction.type_response == Code.VISITOR_MESSAGE:
         author = "visitor"
     elif interaction.human:
@@ -66,20 +67,23 @@ def message(interaction: Interaction) -> dict:
         "from": author,
         "user": interaction.user_input,
         "text": interaction.answer,
-        "operator": (interaction.payload or {}).get("fromDetail", ""),
-        "operatorLogin": (interaction.payload or {}).get("operator", ""),
+        # An operator's message names them in fromDetail, a live-chat notice in operatorName (notices.py).
+        "operator": payload.get("fromDetail") or payload.get("operatorName", ""),
+        "operatorLogin": payload.get("operator", ""),
         "type": interaction.type_response,
         # A file the visitor sent (livechat/uploads): name, size, type and the operators' download link.
-        "file": (interaction.payload or {}).get("upload"),
+        "file": payload.get("upload"),
         # The suggested answer an operator's message came from (livechat/suggestions.py): item, label, edited.
-        "suggestion": (interaction.payload or {}).get("suggestion"),
+        "suggestion": payload.get("suggestion"),
     }
 
 
 def transcript(request: LivechatRequest) -> list[dict]:
     """The whole dialog, the bot's part included: the operator reads what came before."""
+    from .staff_notes import merged  # staff_notes pushes through watching, which draws with this module
+
     rows = Interaction.objects.filter(dialog_id=request.dialog_id).order_by("created_at", "pk")
-    return [message(row) for row in rows]
+    return merged(request.dialog_id, [message(row) for row in rows])  # staff notes in their place
 
 
 def operator_card(operator: Operator, now=None) -> dict:
@@ -89,6 +93,7 @@ def operator_card(operator: Operator, now=None) -> dict:
         "id": operator.pk,
         "name": operator.name,
         "login": operator.user.get_username(),
+        "displayName": operator.display_name,
         "status": operator.status if is_online(operator, now) else Operator.Status.OFFLINE,
         "activeDialogs": operator.active_dialogs,
         "maxDialogs": operator.max_dialogs,

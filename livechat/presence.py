@@ -8,7 +8,7 @@ from accounts.models import Role
 from accounts.permissions import account_of, role_of
 from bots.servlet.errors import Forbidden, InvalidField
 
-from . import assignment, delivery, locking, panel, queue
+from . import assignment, delivery, hours, locking, panel, queue
 from .layer_health import health
 from .models import MAX_DIALOGS_LIMIT, Operator
 
@@ -100,6 +100,8 @@ def bot_availability(bot, now=None) -> dict:
         return {"available": False, "enabled": rules.enabled, "byCompetency": {}, "queue": 0}
     counts = by_competency(bot.account_id, now)
     waiting = LivechatRequest.objects.filter(account_id=bot.account_id, status=LivechatRequest.Status.QUEUED).count()
-    # While the channel layer is down a handover is refused (handover.py): nobody is reachable.
-    available = counts["*"]["online"] > 0 and health.usable()
-    return {"available": available, "enabled": True, "byCompetency": counts, "queue": waiting}
+    # While the channel layer is down, or outside the team's opening hours, a handover is refused
+    # (handover.py): nobody is reachable.
+    is_open = hours.open_now(bot.account_id, None, now or timezone.now())
+    available = counts["*"]["online"] > 0 and health.usable() and is_open
+    return {"available": available, "enabled": True, "open": is_open, "byCompetency": counts, "queue": waiting}

@@ -1,9 +1,10 @@
 """Live chat's clocks, run every few seconds by each server process (all of them safely at once: each
-change re-reads and locks its row first): consoles that died, visitors and operators who went
-silent, visitors nobody took, and queued dialogs an operator can take now."""
+change re-reads and locks its row first): consoles that died, visitors whose chatbox was closed,
+visitors and operators who went silent, visitors nobody took, and queued dialogs an operator can take now."""
 
 import asyncio
 import logging
+from datetime import timedelta
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -15,7 +16,7 @@ from dialogs.handover import Code
 from knowledge.models import GlobalSentence
 
 from . import assignment, delivery, locking, queue
-from .models import LivechatRequest, LivechatSettings, Operator
+from .models import VISITOR_GONE_MIN_SECONDS, LivechatRequest, LivechatSettings, Operator
 
 log = logging.getLogger(__name__)
 K = GlobalSentence.Kind
@@ -26,15 +27,16 @@ W = LivechatRequest.Waiting
 def sweep(now=None) -> dict:
     """One pass of every clock; returns what it did (for the logs and the tests)."""
     now = now or timezone.now()
+    rules = _settings_by_bot()
     done = {
         "disconnected": disconnect_dead_consoles(now),
+        "gone": drop_gone_visitors(rules, now),
         "warned": 0,
         "closed": 0,
         "transferred": 0,
         "timed_out_in_queue": 0,
         "assigned": 0,
     }
-    rules = _settings_by_bot()
     for request in _live(W.VISITOR):
         rule = rules.get(request.bot_id) or LivechatSettings()
         silent = (now - request.waiting_since).total_seconds()
@@ -99,6 +101,45 @@ def disconnect_dead_consoles(now) -> int:
             log.info("Operator %s went offline: their console stopped answering", operator.pk)
             count += 1
     return count
+
+
+def drop_gone_visitors(rules: dict[int, LivechatSettings], now) -> int:
+    """Queued or live visitors whose chatbox neither polled nor held its socket for their bot's grace time
+    (visitor_gone_seconds; 0: never) closed it: each leaves, see visitor_gone."""
+    count = 0
+    silent = LivechatRequest.objects.filter(
+        status__in=[R.QUEUED, R.ASSIGNED], visitor_seen_at__lt=now - timedelta(seconds=VISITOR_GONE_MIN_SECONDS)
+    ).only("pk", "bot_id", "visitor_seen_at")
+    for request in silent:
+        grace = (rules.get(request.bot_id) or LivechatSettings()).visitor_gone_seconds
+        if grace and (now - request.visitor_seen_at).total_seconds() >= grace:
+            count += visitor_gone(request.pk, request.visitor_seen_at, now)
+    return count
+
+
+def visitor_gone(pk: int, seen_at, now) -> int:
+    """The visitor closed their chatbox (last seen at `seen_at`). Queued: they leave the queue; live: the
+    dialog ends as "visitor left". Their chatbox is sent the notice (which it gets if it comes back:
+    visitors.came_back), the operator or every console of the account is told, and the transcript keeps
+    the line. 0 when another process acted first, or the visitor was seen since."""
+    with transaction.atomic():
+        request = _locked(pk, status__in=[R.QUEUED, R.ASSIGNED], visitor_seen_at=seen_at)
+        if request is None:
+            return 0
+        queued = request.status == R.QUEUED
+        kind = K.LIVECHAT_LEFT_QUEUE if queued else K.LIVECHAT_AUTO_CLOSE
+        reason = LivechatRequest.EndReason.VISITOR_GONE
+        assignment.end(request, reason, now, type_response=Code.AUTO_CLOSE_USER_LEFT, kind=kind)
+        if queued:
+            # Nobody held it: every console of the account hears that this waiting visitor left.
+            text = assignment.sentence(request.dialog, kind)
+            delivery.to_account(request.account_id, {"type": "ended", "dialog": pk, "reason": reason, "text": text})
+    log.info(
+        "Live chat: the visitor of dialog %s closed their chatbox (%s)",
+        request.dialog_id,
+        "queued" if queued else "live",
+    )
+    return 1
 
 
 def warn(pk: int, seconds_left: int, now) -> int:

@@ -377,8 +377,11 @@ class Platform:
             "/servlet/api/authentication", {"login": "admin", "password": ADMIN_PASSWORD}
         )["token"]
 
-    def add_operator(self, login: str, password: str, *, max_dialogs: int | None = None) -> None:
-        """A back-office user with the operator role, made through the BO users servlet as an admin would."""
+    def add_operator(
+        self, login: str, password: str, *, max_dialogs: int | None = None, display_name: str | None = None
+    ) -> None:
+        """A back-office user with the operator role, made through the BO users servlet as an admin would;
+        `display_name`: the name visitors see (else the bot's word for an operator: never the login)."""
         server = Browser(self.servers[0])
         token = self.admin_token()
         server.post_form(
@@ -388,6 +391,8 @@ class Platform:
             server.put_form(
                 f"/servlet/api/operators/availability/{login}", {"maxDialogs": str(max_dialogs)}, token=token
             )
+        if display_name is not None:
+            server.put_form(f"/servlet/api/operators/availability/{login}", {"displayName": display_name}, token=token)
 
 
 class Browser:

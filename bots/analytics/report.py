@@ -9,7 +9,7 @@ from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Ou
 from django.db.models.functions import TruncDate
 
 from dialogs.backoffice import qualification
-from dialogs.models import Dialog, Interaction
+from dialogs.models import ANSWERED_ID, Dialog, Interaction
 from knowledge.models import Formulation
 from livechat.models import LivechatRequest
 
@@ -96,6 +96,8 @@ class TopItem:
     uses: int
     positive: int
     negative: int
+    # Deleted, or replaced by an import: named by the title its interactions kept, with no link.
+    removed: bool = False
 
     @property
     def satisfaction(self) -> Rate:
@@ -283,32 +285,37 @@ def _rewording_clicks(bot, window: Window) -> tuple[int, int]:
 
 
 def _top_items(bot, window: Window) -> list[TopItem]:
-    """The most used items (answers given, typed or clicked) with their feedback; named by their label,
-    else their first formulation (one more query, for these items only)."""
+    """The most used items (answers given, typed or clicked) with their feedback, counted by the item
+    answered even when it has gone since (its kept id); named by their label, else their first formulation
+    (one more query, for these items only), else, gone, by the title their interactions kept."""
     rows = list(
         counted_interactions(bot, window)
-        .filter(knowledge_item__isnull=False)
-        .values("knowledge_item_id", "knowledge_item__label")
+        .values(item=ANSWERED_ID)
+        .filter(item__isnull=False)
         .annotate(
             uses=Count("id"),
             positive=Count("id", filter=Q(feedback=Interaction.Feedback.POSITIVE)),
             negative=Count("id", filter=Q(feedback=Interaction.Feedback.NEGATIVE)),
+            # Still linked (the reference is NULL once the item is gone), its label, the title kept.
+            linked=Max("knowledge_item_id"),
+            label=Max("knowledge_item__label"),
+            kept=Max("answered_title"),
         )
-        .order_by("-uses", "knowledge_item_id")[:TOP_ITEMS]
+        .order_by("-uses", "item")[:TOP_ITEMS]
     )
-    unnamed = [row["knowledge_item_id"] for row in rows if not row["knowledge_item__label"]]
+    unnamed = [row["item"] for row in rows if row["linked"] and not row["label"]]
     first_formulation: dict[int, str] = {}
     if unnamed:
         for item_id, text in Formulation.objects.filter(item_id__in=unnamed).values_list("item_id", "text"):
             first_formulation.setdefault(item_id, text)
     return [
         TopItem(
-            item_id=row["knowledge_item_id"],
-            name=row["knowledge_item__label"]
-            or first_formulation.get(row["knowledge_item_id"], f"#{row['knowledge_item_id']}"),
+            item_id=row["item"],
+            name=row["label"] or first_formulation.get(row["item"]) or row["kept"] or f"#{row['item']}",
             uses=row["uses"],
             positive=row["positive"],
             negative=row["negative"],
+            removed=not row["linked"],
         )
         for row in rows
     ]

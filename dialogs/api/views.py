@@ -219,6 +219,7 @@ class TalkView(ChatView):
     def post(self, request, bot_uuid, context_id=None):
         try:
             wanted = talk_request_from_params(self.params(request), context_id, client_address(request))
+            wanted.server_url = request.build_absolute_uri("/").rstrip("/")
         except ServletError:
             get_bot(bot_uuid)  # an unknown bot is named before a bad field, as on every chat call
             raise

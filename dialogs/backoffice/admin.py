@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext as _t
@@ -23,7 +23,7 @@ from bots.admin_scoping import BotScopedAdmin, bots_of
 from bots.time_zones import use_bot_time_zone
 
 from ..models import Dialog, Interaction
-from . import filters, marks, qualification, transcript
+from . import filters, marks, printing, qualification, transcript
 
 ICON = '<span class="material-symbols-outlined text-sm align-[-3px]">{}</span>'
 ICON_UP = format_html(ICON, "thumb_up")
@@ -246,6 +246,20 @@ class DialogAdmin(BotScopedAdmin):
     def _marked(self, request, count):
         self.message_user(request, _t("%(count)d dialog(s) marked.") % {"count": count}, messages.SUCCESS)
 
+    def get_urls(self):
+        printable = path(
+            "<int:object_id>/print/", self.admin_site.admin_view(self.print_view), name="dialogs_dialog_print"
+        )
+        return [printable, *super().get_urls()]
+
+    def print_view(self, request, object_id):
+        """The dialog's printable transcript with its staff notes (the same rights as its page)."""
+        dialog = get_object_or_404(self.get_queryset(request), pk=object_id)
+        if not self.has_view_permission(request, dialog):
+            raise PermissionDenied
+        use_bot_time_zone(request, dialog.bot)
+        return printing.staff_transcript(request, dialog)
+
     # A dialog's page: its transcript. Opening it marks it read.
     def change_view(self, request, object_id, form_url="", extra_context=None):
         dialog = get_object_or_404(self.get_queryset(request), pk=object_id)
@@ -274,6 +288,7 @@ class DialogAdmin(BotScopedAdmin):
             "may_mark": self.has_change_permission(request, dialog),
             "may_download": can(request.user, "livechat.operate", bot=dialog.bot),
             "list_url": reverse("admin:dialogs_dialog_changelist"),
+            "print_url": reverse("admin:dialogs_dialog_print", args=[dialog.pk]),
         }
         return TemplateResponse(request, "admin/dialogs/dialog/transcript.html", context)
 

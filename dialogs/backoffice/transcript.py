@@ -1,6 +1,7 @@
 """A dialog as the visitor saw it, in bubbles for the dialogs page: the visitor's words (and files), the
 bot's answers (sanitised HTML) with the item that gave each, the rewordings offered and the one clicked,
-feedback with its reason and comment, operators' messages and live chat's notices. Four queries at most."""
+feedback with its reason and comment, operators' messages and live chat's notices, staff notes. Five queries
+at most."""
 
 import json
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from knowledge.sentences import DEFAULTS
 
 from .. import clicks
 from ..models import Dialog, Interaction
+from ..notes import DialogNote
 from ..plain_text import answer_text
 from ..transcript.sanitize import clean
 from . import words
@@ -30,13 +32,13 @@ NOTICE_PREFIXES = ("OP", "NA", "GBLiveChat", "DMLiveChat")
 class ItemLink:
     id: int
     label: str
-    url: str
+    url: str  # "" for an item no longer in the knowledge base
     clicked: bool = False
 
 
 @dataclass
 class Bubble:
-    side: str  # "visitor", "bot", "operator" or "notice"
+    side: str  # "visitor", "bot", "operator", "notice" or "note" (staff only)
     at: datetime
     text: str = ""  # plain text, escaped by the template
     html: str = ""  # an answer's HTML, already sanitised
@@ -67,9 +69,18 @@ def bubbles(dialog: Dialog) -> list[Bubble]:
         answer = _answer_bubble(row, items, clicked.get(index), reasons)
         if answer is not None:
             result.append(answer)
-    surveys = _survey_bubbles(dialog)
-    # Surveys are sent between two talks: they take their place in time (the sort keeps equal times' order).
-    return sorted(result + surveys, key=lambda bubble: bubble.at) if surveys else result
+    between = _survey_bubbles(dialog) + note_bubbles(dialog)
+    # Surveys and staff notes come between two talks: they take their place in time (the sort keeps equal
+    # times' order).
+    return sorted(result + between, key=lambda bubble: bubble.at) if between else result
+
+
+def note_bubbles(dialog: Dialog) -> list[Bubble]:
+    """Staff notes (dialogs.notes): written in the console, shown to staff only, marked as notes."""
+    return [
+        Bubble("note", note.created_at, text=note.text, kind=str(words.note_kind(note)), author=note.author_name)
+        for note in DialogNote.objects.filter(dialog=dialog).order_by("created_at", "id")
+    ]
 
 
 def _survey_bubbles(dialog: Dialog) -> list[Bubble]:
@@ -124,8 +135,12 @@ def _answer_bubble(row: Interaction, items: dict, clicked_id: int | None, reason
     bubble.tone = _tone(row.type_response)
     if row.user_input.strip() == "#welcome#":
         bubble.kind, bubble.tone = str(words.WELCOME), ""
-    if row.knowledge_item_id in items:
-        bubble.item = _link(row.knowledge_item_id, items)
+    answered = row.answered_item_id
+    if answered in items:
+        bubble.item = _link(answered, items, title=row.answered_title)
+    elif answered:
+        # Deleted or replaced since: what the interaction kept of it, without a link.
+        bubble.item = ItemLink(answered, row.answered_title or f"#{answered}", "")
     offered = [int(value) for value in (row.reworded_items or []) if str(value).isdigit()]
     bubble.offered = [_link(item_id, items, clicked=item_id == clicked_id) for item_id in offered if item_id in items]
     if row.feedback:
@@ -146,13 +161,13 @@ def _tone(type_response: str) -> str:
     return ""
 
 
-def _link(item_id: int, items: dict, clicked: bool = False) -> ItemLink:
+def _link(item_id: int, items: dict, clicked: bool = False, title: str = "") -> ItemLink:
     url = reverse("admin:knowledge_knowledgeitem_change", args=[item_id])
-    return ItemLink(item_id, items[item_id], url, clicked)
+    return ItemLink(item_id, items[item_id] or title or f"#{item_id}", url, clicked)
 
 
 def _item_labels(dialog: Dialog, rows: list[Interaction]) -> dict[int, str]:
-    ids = {row.knowledge_item_id for row in rows if row.knowledge_item_id}
+    ids = {row.answered_item_id for row in rows if row.answered_item_id}
     for row in rows:
         ids.update(int(value) for value in (row.reworded_items or []) if str(value).isdigit())
     if not ids:
@@ -169,8 +184,8 @@ def _clicked_rewordings(rows: list[Interaction]) -> dict[int, int]:
             continue
         following = rows[index + 1] if index + 1 < len(rows) else None
         # The chatbox sends a clicked rewording as the next talk, marked reword_auto.
-        if following is not None and following.origin == clicks.REWORD and following.knowledge_item_id in offered:
-            clicked[index] = following.knowledge_item_id
+        if following is not None and following.origin == clicks.REWORD and following.answered_item_id in offered:
+            clicked[index] = following.answered_item_id
     return clicked
 
 

@@ -87,3 +87,12 @@ def special_input(text: str) -> str | None:
     if text.startswith(("_goalpage_:", "_pushcondition_:")):
         return _("The page pushed an answer")
     return None
+
+
+def note_kind(note) -> str:
+    """What a staff note is, in words (dialogs.notes)."""
+    if note.kind == "whisper":
+        return _("Whisper to %(operator)s") % {"operator": note.to_name} if note.to_name else _("Whisper")
+    if note.kind == "joined":
+        return _("Supervisor joined the conversation")
+    return _("Private note")

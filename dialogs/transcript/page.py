@@ -94,14 +94,14 @@ def transcript_page(request, dialog: Dialog, user_label: str, bot_label: str):
             "bot_label": bot_label,
             "printed_at": timezone.localtime(),
         }
-        return _secured(render(request, "dialogs/transcript.html", context))
+        return secured(render(request, "dialogs/transcript.html", context))
 
 
 def not_found_page(request, status: int = 404, reason: str = ""):
     with translation.override(browser_language(request)):
         missing = pgettext("transcript", "This conversation does not exist or is no longer available.")
         context = {"status": status, "reason": str(reason) or missing}
-        return _secured(render(request, "dialogs/transcript_missing.html", context, status=status))
+        return secured(render(request, "dialogs/transcript_missing.html", context, status=status))
 
 
 def visitor_language(dialog: Dialog) -> str:
@@ -117,7 +117,8 @@ def browser_language(request) -> str:
     return translation.get_language_from_request(request)
 
 
-def _secured(response):
+def secured(response):
+    """A transcript page as it is served: no script, never framed, never cached (the staff's print too)."""
     response.servlet_page = True  # its 404 stays this page (bots/servlet/middleware.py)
     response["Content-Security-Policy"] = POLICY
     response["X-Content-Type-Options"] = "nosniff"

@@ -13,6 +13,7 @@ from django.db import connection, models, transaction
 
 from bots.servlet.errors import ServletError
 
+from ..locks import lock_for_deletion
 from ..models import Answer, AnswerBranch, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 from ..signals import bump_knowledge_version
 from .rows import quote, refresh_statistics
@@ -62,8 +63,12 @@ def delete_knowledge(bot, *, gallery: bool, returning_item_ids=None) -> None:
 
     `returning_item_ids`: items an import writes back under the same ids before the commit. Other
     apps' rows keep pointing at them (logged interactions stay counted in top knowledge); the
-    foreign keys are checked at the commit, when the items are back."""
+    foreign keys are checked at the commit, when the items are back.
+
+    The items are locked first (knowledge/locks.py): a talk answering one of them meanwhile waits for the
+    commit and keeps the item's id and title, its reference NULL."""
     items = KnowledgeItem.objects.filter(bot=bot)
+    lock_for_deletion(items)
     if returning_item_ids is None:
         _release(KnowledgeItem, items)
     else:

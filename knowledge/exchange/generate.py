@@ -26,10 +26,18 @@ def _sentence(rng: random.Random, words, low: int, high: int) -> str:
 
 
 def generated_records(
-    items: int, formulations_per_item: int = 5, *, tags: int = 200, groups: int = 100, seed: int = 7
+    items: int,
+    formulations_per_item: int = 5,
+    *,
+    tags: int = 200,
+    groups: int = 100,
+    seed: int = 7,
+    first_item_id: int = 1,
 ) -> Iterator[tuple[str, object]]:
     """(section, record) pairs of a knowledge base with `items` knowledge items, a tenth of them
-    decision-tree children, each with `formulations_per_item` formulations in French and English."""
+    decision-tree children, each with `formulations_per_item` formulations in French and English.
+    Item ids run from `first_item_id`: ids beyond those the database handed out make an import give the
+    items fresh ids (knowledge/exchange/rows.py plan_ids), as a file from another installation does."""
     rng = random.Random(seed)
     yield "languages", records.Language("fr")
     yield "languages", records.Language("en")
@@ -61,11 +69,11 @@ def generated_records(
     item_id = 0
     while item_id < items:
         family = 1 if rng.random() < 0.9 or items - item_id < 4 else 4
-        root_id = item_id + 1
+        root_id = first_item_id + item_id
         for member in range(family):
             item_id += 1
             item = records.KnowledgeItem(
-                id=item_id,
+                id=first_item_id - 1 + item_id,
                 kind="question",
                 status="published" if rng.random() < 0.85 else "draft",
                 label=_sentence(rng, WORDS, 2, 5),

@@ -84,7 +84,8 @@ def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progre
     started = time.perf_counter()
     summary = check_file(bot, source, progress=_phase(progress, "checking"))
     with transaction.atomic():
-        bot = Bot.objects.select_for_update().get(pk=bot.pk)
+        # One import of a bot at a time. NO KEY: talks, whose writes check the bot's key, are not held up.
+        bot = Bot.objects.select_for_update(no_key=True).get(pk=bot.pk)
         loader = _Loader(bot, summary, source, preferences=preferences, user=user)
         vectors_kept = loader.item_ids is None and vectors.stash(bot)
         delete_knowledge(
@@ -114,7 +115,7 @@ def import_gallery(bot: Bot, source, *, progress=None) -> ImportReport:
     started = time.perf_counter()
     summary = check_file(bot, source, root="gallery", progress=_phase(progress, "checking"))
     with transaction.atomic():
-        bot = Bot.objects.select_for_update().get(pk=bot.pk)
+        bot = Bot.objects.select_for_update(no_key=True).get(pk=bot.pk)
         delete_gallery(bot)
         loader = _Loader(bot, summary, source)
         for record in KnowledgeBaseReader(source, root="gallery", validate=False):

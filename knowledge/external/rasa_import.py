@@ -62,8 +62,9 @@ class RasaImportReport:
 def import_nlu(bot: Bot, data: NluData, language: str) -> RasaImportReport:
     report = RasaImportReport(language=language, skipped=list(data.skipped))
     with transaction.atomic():
-        # One import of a bot at a time: a second one waits, then finds what the first stored.
-        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        # One import of a bot at a time: a second one waits, then finds what the first stored. NO KEY: talks,
+        # whose writes check the bot's key, are not held up.
+        Bot.objects.select_for_update(no_key=True).filter(pk=bot.pk).first()
         changed = store_synonyms(bot, data.synonyms, report)
         changed = store_intents(bot, list(data.intents.values()), language, report) or changed
         if changed:

@@ -32,9 +32,10 @@ from dialogs import contexts
 from dialogs.api.views import ChatView
 from dialogs.models import Dialog
 
-from .. import callbacks, frames, polling, presence, queue
+from .. import callbacks, frames, polling, presence, queue, supervisors, visitors
 from ..handover import visitor_reading, visitor_typing
 from ..models import LivechatRequest, Operator
+from ..names import clean_display_name, set_display_name
 
 CHAT = ["Chat"]
 RECEIVED = {200: plain_schema(EMPTY_OBJECT)}
@@ -77,6 +78,10 @@ AVAILABILITY_CHANGE = inline_serializer(
     {
         "status": serializers.ChoiceField(["available", "busy", "away", "offline"], required=False),
         "maxDialogs": serializers.IntegerField(required=False, min_value=1, max_value=10),
+        "supervisor": serializers.BooleanField(required=False),
+        "displayName": serializers.CharField(
+            required=False, allow_blank=True, help_text="The name visitors see (empty: the first name)"
+        ),
     },
 )
 CALLBACK_REQUEST = inline_serializer(
@@ -107,6 +112,8 @@ class PollView(ChatView):
         params = self.params(request)
         dialog = self.context_dialog(request, bot)
         last_poll = params.integer("lastPoll", "lastpoll", default=0, minimum=0)
+        # A chatbox polls only in live chat: its visitor is there (and is queued again if dropped meanwhile).
+        visitors.here(dialog, last_poll_ms=last_poll)
         event = polling.next_event(dialog, last_poll)
         if event is None:
             return plain_json({})
@@ -175,7 +182,7 @@ class ChatHttpView(ChatView):
         frame = parse_json("data", self.params(request).text("data", required=True))
         if not isinstance(frame, dict):
             raise InvalidField("data", "not a JSON object")
-        outcome = frames.handle(frame, "polling", client_address(request))
+        outcome = frames.handle(frame, "polling", client_address(request), request.build_absolute_uri("/").rstrip("/"))
         body = outcome.frames[0] if outcome.frames else "{}"
         return HttpResponse(body, content_type="application/json")
 
@@ -227,7 +234,8 @@ class OperatorsAvailabilityView(ProtectedView):
 @extend_schema(
     tags=AVAILABILITY,
     summary="One operator's availability; PUT/POST `status` (available, busy, away, offline) to change it, "
-    "or `maxDialogs` (1 to 10, administrators)",
+    "or `maxDialogs` (1 to 10, administrators), or `supervisor` (true or false: the live-chat supervisor right, "
+    "administrators), or `displayName` (the name visitors see; one's own, or anyone's for administrators)",
     request=AVAILABILITY_CHANGE,
     responses=responses({200: CARD}, *PROTECTED_RESOURCE_ERRORS),
 )
@@ -235,7 +243,8 @@ class OperatorAvailabilityView(ProtectedView):
     def get(self, request, login):
         user = authenticate_request(request)
         _, operators = _operators_of(user)
-        return plain_json(presence.card(self._find(operators, login, user), timezone.now()))
+        target = self._find(operators, login, user)
+        return plain_json(supervisors.with_right(target, presence.card(target, timezone.now())))
 
     def put(self, request, login):
         user = authenticate_request(request)
@@ -243,17 +252,27 @@ class OperatorAvailabilityView(ProtectedView):
         params = self.params(request)
         status = params.text("status", "availability").strip().lower()
         max_dialogs = params.integer("maxDialogs", "max_dialogs", minimum=1)
-        if not status and max_dialogs is None:
+        # The supervisor right (supervisors.py): given or taken back only when the field is there.
+        supervisor = None if params.raw("supervisor") in (None, "") else params.boolean("supervisor")
+        # The name visitors see (names.py): set when the field is there, "" going back to the first name.
+        display_name = params.raw("displayName")
+        if not status and max_dialogs is None and supervisor is None and display_name is None:
             raise MissingField("status")
+        if display_name is not None:
+            display_name = clean_display_name(display_name)
         target = self._find(operators, login, user)
-        if target.user_id != user.pk or max_dialogs is not None:
+        if target.user_id != user.pk or max_dialogs is not None or supervisor is not None:
             # Others' availability, and anyone's number of simultaneous dialogs, are the supervisor's.
             check_allowed(user, "livechat.supervise", account=account)
+        if display_name is not None:
+            set_display_name(target, display_name)
+        if supervisor is not None:
+            supervisors.set_right(target, supervisor)
         if max_dialogs is not None:
             presence.set_max_dialogs(target, max_dialogs)
         if status:
             presence.set_status(target, status)
-        return plain_json(presence.card(target, timezone.now()))
+        return plain_json(supervisors.with_right(target, presence.card(target, timezone.now())))
 
     def post(self, request, login):
         return self.put(request, login)
@@ -275,7 +294,13 @@ class OperatorAvailabilityView(ProtectedView):
         200: plain_schema(
             {
                 "type": "object",
-                "properties": {"available": BOOLEAN, "enabled": BOOLEAN, "byCompetency": OBJECT, "queue": INTEGER},
+                "properties": {
+                    "available": BOOLEAN,
+                    "enabled": BOOLEAN,
+                    "open": BOOLEAN,
+                    "byCompetency": OBJECT,
+                    "queue": INTEGER,
+                },
             }
         )
     },

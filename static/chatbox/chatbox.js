@@ -12,7 +12,10 @@
  * the socket is tried first, REST polling takes over if it does not open or drops; the state is kept in
  * localStorage so that a reload resumes it. Hooks for tests: the host element carries
  * data-livechat="off|queued|live" and data-transport="websocket|polling"; data-testid="livechat-notice",
- * "operator-typing", "queue-banner", "leave-queue"; every bubble data-from="user|bot|operator".
+ * "operator-typing", "queue-banner", "leave-queue", "gdpr", "gdpr-done"; every bubble data-from="user|bot|operator".
+ *
+ * The FR / EN switch continues the same dialog in the other language (each talk carries `language`); the
+ * header's menu starts a new conversation or opens the personal-data (GDPR) form.
  */
 (function () {
   "use strict";
@@ -114,6 +117,22 @@
       surveySent: "Merci, vos réponses ont été envoyées.",
       surveySentBefore: "Questionnaire envoyé.",
       surveySendFailed: "Vos réponses n'ont pas pu être envoyées.",
+      menu: "Plus d'options",
+      gdprMenu: "Mes données personnelles",
+      gdprTitle: "Vos données personnelles",
+      gdprIntro: "Recevez par e-mail les données que nous gardons de vos conversations, ou demandez qu'elles soient supprimées. Notre équipe traite votre demande.",
+      gdprWhat: "Votre demande",
+      gdprGet: "Recevoir mes données",
+      gdprDelete: "Supprimer mes données",
+      gdprMail: "Votre adresse e-mail",
+      gdprSend: "Envoyer la demande",
+      gdprSending: "Envoi…",
+      gdprBack: "Retour à la conversation",
+      gdprChoose: "Cochez au moins une demande.",
+      gdprMailInvalid: "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.",
+      gdprFailed: "Votre demande n'a pas pu être envoyée. Réessayez dans un instant.",
+      gdprDoneTitle: "Demande enregistrée",
+      gdprDone: "Notre équipe vous répondra à l'adresse {mail}.",
     },
     en: {
       open: "Open the chat with " + botName,
@@ -174,6 +193,22 @@
       surveySent: "Thank you, your answers have been sent.",
       surveySentBefore: "Survey sent.",
       surveySendFailed: "Your answers could not be sent.",
+      menu: "More options",
+      gdprMenu: "My personal data",
+      gdprTitle: "Your personal data",
+      gdprIntro: "Get the data we keep about your conversations by e-mail, or ask for it to be deleted. Our team handles your request.",
+      gdprWhat: "Your request",
+      gdprGet: "Send me my data",
+      gdprDelete: "Delete my data",
+      gdprMail: "Your e-mail address",
+      gdprSend: "Send the request",
+      gdprSending: "Sending…",
+      gdprBack: "Back to the conversation",
+      gdprChoose: "Tick at least one request.",
+      gdprMailInvalid: "Enter a valid e-mail address, such as name@example.com.",
+      gdprFailed: "Your request could not be sent. Try again in a moment.",
+      gdprDoneTitle: "Request recorded",
+      gdprDone: "Our team will answer you at {mail}.",
     },
   };
 
@@ -247,8 +282,8 @@
     starting: null,
     talks: Promise.resolve(),
     pendingFeedback: null,
-    // Each conversation the page starts (a new one on a language switch or "New conversation") gets the next
-    // number: what a call sent for an earlier one answers late must not change the current one.
+    // Each conversation the page starts ("New conversation") gets the next number: what a call sent for an
+    // earlier one answers late must not change the current one. A language switch keeps the conversation.
     generation: 0,
   };
   var SUPERSEDED = {}; // thrown through a start-up that a newer conversation replaced
@@ -840,6 +875,9 @@
     info: '<circle cx="12" cy="12" r="9"/><path d="M12 11v5.3M12 7.8v.2"/>',
     clock: '<circle cx="12" cy="12" r="9"/><path d="M12 7.5V12l3 2"/>',
     transfer: '<path d="M4 8.5h14l-3.5-3.5M20 15.5H6l3.5 3.5"/>',
+    more: '<circle cx="12" cy="5.5" r="1"/><circle cx="12" cy="12" r="1"/><circle cx="12" cy="18.5" r="1"/>',
+    shield: '<path d="M12 3l7 3v5.2c0 4.4-2.9 8-7 9.8-4.1-1.8-7-5.4-7-9.8V6z"/><path d="M9.2 12.2l2 2 3.8-4"/>',
+    back: '<path d="M14.5 6l-6 6 6 6"/>',
     hourglass:
       '<path d="M6.5 3.5h11M6.5 20.5h11"/><path d="M8 3.5v3a4 4 0 0 0 1.5 3.1L12 12l2.5-2.4A4 4 0 0 0 16 6.5v-3"/>' +
       '<path d="M8 20.5v-3a4 4 0 0 1 1.5-3.1L12 12l2.5 2.4a4 4 0 0 1 1.5 3.1v3"/>',
@@ -972,7 +1010,7 @@
         if (queued) {
           queueNews(values);
         } else if (s.mode === "queued") {
-          if (values.fromDetail) s.operator = values.fromDetail;
+          if (operatorOf(values)) s.operator = operatorOf(values);
           addNotice(values.text, values.typeResponse, { into: into });
           setMode("live");
         }
@@ -982,7 +1020,7 @@
       seen = {};
       s = blank();
       s.lastPoll = s.polled = floor = number(values.serverTime) || number(values.pollUpdatedInteractionDate);
-      s.operator = values.fromDetail || "";
+      s.operator = operatorOf(values);
       addNotice(values.text, values.typeResponse, { into: into });
       if (queued) {
         s.position = number(values.queuePosition);
@@ -1003,7 +1041,9 @@
         var type = interaction.type || "";
         var at = number(interaction.pollUpdatedInteractionDate) || number(interaction.timestamp);
         if (interaction.human === true || historyNotice(interaction)) lastShown = Math.max(lastShown, at);
-        if (interaction.human === true && interaction.fromDetail) operator = interaction.fromDetail;
+        // An operator's message names them in fromDetail, a live-chat notice (joined, transferred) in operatorName.
+        var named = interaction.human === true ? interaction.fromDetail : interaction.operatorName;
+        if (named) operator = named;
         if (historyNotice(interaction)) {
           historyMode = HISTORY_MODES[type] || "off";
           historyAt = at;
@@ -1170,6 +1210,12 @@
 
     // ------------------------------------------------------------ what the server sends
 
+    // Who the operator is: a message names them in fromDetail, a notice in operatorName (a notice with
+    // fromDetail would be a message for CV5's polling, client-contract.md §4.3).
+    function operatorOf(values) {
+      return values.operatorName || values.fromDetail || "";
+    }
+
     // One pushed or polled event (operator message or notification), classified like CV5 (§4.2, §4.3).
     function event_(values) {
       if (s.mode === "off") return;
@@ -1190,17 +1236,17 @@
         return;
       }
       if (code === LC.WRITING) {
-        if (values.fromDetail) s.operator = values.fromDetail;
+        if (operatorOf(values)) s.operator = operatorOf(values);
         showOperatorTyping(!!values.text && s.mode === "live");
       } else if (code === LC.ADDED) {
-        if (values.fromDetail) s.operator = values.fromDetail;
+        if (operatorOf(values)) s.operator = operatorOf(values);
         addNotice(values.text, code);
         setMode("live");
       } else if (code === LC.WAITING || values.specialAction === LC.START_QUEUE) {
         showOperatorTyping(false);
         queueNews(values);
       } else if (code) {
-        if (values.fromDetail) s.operator = values.fromDetail; // connected, transferred: who is there now
+        if (operatorOf(values)) s.operator = operatorOf(values); // connected, transferred: who is there now
         if (code !== "OperatorConnected") showOperatorTyping(false);
         addNotice(values.text, code);
       } else if (values.text) {
@@ -1390,15 +1436,22 @@
     els.avatar = h("span", { class: "dcb-avatar", "aria-hidden": "true", text: botName.charAt(0).toUpperCase() });
     els.status = h("span", { class: "dcb-status", "data-state": "connecting" });
     els.langGroup = h("div", { class: "dcb-langs", role: "group" });
-    els.reset = h("button", { type: "button", class: "dcb-tool", "data-action": "reset" }, [icon("reset"), (els.resetLabel = srOnly(""))]);
     els.close = h("button", { type: "button", class: "dcb-tool", "data-action": "close" }, [icon("close"), (els.closeLabel = srOnly(""))]);
+    // The menu (CV5's "more options"): a new conversation, the visitor's personal data.
+    els.more = h("button", { type: "button", class: "dcb-tool", "data-action": "menu", "aria-haspopup": "menu", "aria-expanded": "false", "aria-controls": "dcb-menu" }, [
+      icon("more"),
+      (els.moreLabel = srOnly("")),
+    ]);
+    els.reset = h("button", { type: "button", class: "dcb-menu-item", role: "menuitem", "data-action": "reset" }, [icon("reset"), (els.resetLabel = h("span"))]);
+    els.gdprItem = h("button", { type: "button", class: "dcb-menu-item", role: "menuitem", "data-action": "gdpr" }, [icon("shield"), (els.gdprItemLabel = h("span"))]);
+    els.menu = h("div", { id: "dcb-menu", class: "dcb-menu", role: "menu", hidden: true }, [els.reset, els.gdprItem]);
     els.header = h("header", { class: "dcb-header" }, [
       els.avatar,
       h("div", { class: "dcb-heading" }, [
         h("h2", { class: "dcb-title", id: "dcb-title", text: botName }),
         h("p", { class: "dcb-subtitle" }, [botSubtitle ? h("span", { text: botSubtitle }) : null, els.status]),
       ]),
-      h("div", { class: "dcb-tools" }, [els.langGroup, els.reset, els.close]),
+      h("div", { class: "dcb-tools" }, [els.langGroup, els.more, els.close, els.menu]),
     ]);
     els.log = h("div", { class: "dcb-log", role: "log", "aria-live": "polite", "aria-relevant": "additions", tabindex: "0" });
     els.alert = h("div", { class: "dcb-alert", role: "alert", hidden: true });
@@ -1415,8 +1468,11 @@
     els.inputLabel = h("label", { for: "dcb-input", class: "dcb-sr" });
     els.send = h("button", { type: "submit", class: "dcb-send", disabled: true }, [icon("send"), (els.sendLabel = srOnly(""))]);
     els.form = h("form", { class: "dcb-form", novalidate: true }, [els.inputLabel, els.input, els.send]);
+    // A sheet over the conversation (the personal-data form): the log and the input wait behind it.
+    els.sheet = h("div", { class: "dcb-sheet", hidden: true });
     els.panel = h("section", { id: "dcb-panel", class: "dcb-panel", "aria-labelledby": "dcb-title", hidden: true }, [
       els.header,
+      els.sheet,
       els.log,
       els.alert,
       els.queue,
@@ -1431,9 +1487,12 @@
       els.launcherLabel.textContent = t("open");
       els.launcher.setAttribute("title", t("open"));
       els.resetLabel.textContent = t("reset");
-      els.reset.setAttribute("title", t("reset"));
       els.closeLabel.textContent = t("close");
       els.close.setAttribute("title", t("close"));
+      els.moreLabel.textContent = t("menu");
+      els.more.setAttribute("title", t("menu"));
+      els.menu.setAttribute("aria-label", t("menu"));
+      els.gdprItemLabel.textContent = t("gdprMenu");
       els.langGroup.setAttribute("aria-label", t("language"));
       els.log.setAttribute("aria-label", t("messages"));
       els.inputLabel.textContent = t("inputLabel");
@@ -1485,18 +1544,50 @@
       if (mode === "live") placeholder = t("livePlaceholder", { name: operator || t("anAdvisor") });
       else if (mode === "queued") placeholder = t("queuedPlaceholder");
       els.input.setAttribute("placeholder", placeholder);
-      // Another language is another dialog: not while a human holds this one.
-      Array.prototype.forEach.call(els.langGroup.children, function (button) {
-        button.disabled = mode !== "off";
-      });
       var queue = livechat.queue();
-      els.queue.hidden = mode !== "queued";
+      els.queue.hidden = mode !== "queued" || sheetOpen;
       els.queueTitle.textContent = queue.position > 0 ? t("queueTitle", { position: queue.position }) : t("queueTitleUnknown");
       // Minutes rounded like the server's own queue sentence (at least one).
       els.queueWait.textContent = t("queueWait", { minutes: Math.max(1, Math.round((queue.wait || 0) / 60)) });
       els.queueWait.hidden = !(queue.wait > 0);
       els.leave.disabled = queue.leaving;
       renderStatus();
+    }
+
+    function openMenu() {
+      els.menu.hidden = false;
+      els.more.setAttribute("aria-expanded", "true");
+      els.menu.firstChild.focus();
+    }
+
+    function closeMenu(focusButton) {
+      if (els.menu.hidden) return;
+      els.menu.hidden = true;
+      els.more.setAttribute("aria-expanded", "false");
+      if (focusButton) els.more.focus();
+    }
+
+    var sheetOpen = false;
+
+    // Shows `content` instead of the conversation until hideSheet(); `focus` gets the keyboard.
+    function showSheet(content, focus) {
+      sheetOpen = true;
+      els.sheet.innerHTML = "";
+      els.sheet.appendChild(content);
+      els.sheet.hidden = false;
+      els.log.hidden = els.form.hidden = els.queue.hidden = true;
+      if (focus) focus.focus({ preventScroll: true });
+    }
+
+    function hideSheet() {
+      if (!sheetOpen) return;
+      sheetOpen = false;
+      els.sheet.hidden = true;
+      els.sheet.innerHTML = "";
+      els.log.hidden = els.form.hidden = false;
+      renderLivechat();
+      scrollDown();
+      els.input.focus({ preventScroll: true });
     }
 
     function setUnread(count) {
@@ -1569,10 +1660,38 @@
     });
     els.close.addEventListener("click", close);
     els.reset.addEventListener("click", function () {
-      newConversation(state.locale);
+      closeMenu(false);
+      newConversation();
     });
     els.panel.addEventListener("keydown", function (event) {
-      if (event.key === "Escape") close();
+      if (event.key !== "Escape") return;
+      if (!els.menu.hidden) closeMenu(true);
+      else if (sheetOpen) hideSheet();
+      else close();
+    });
+    els.more.addEventListener("click", function () {
+      if (els.menu.hidden) openMenu();
+      else closeMenu(false);
+    });
+    els.gdprItem.addEventListener("click", function () {
+      closeMenu(false);
+      personalData.open();
+    });
+    // The arrows move between the menu's items, as in any menu.
+    els.menu.addEventListener("keydown", function (event) {
+      var items = Array.prototype.slice.call(els.menu.children);
+      var step = { ArrowDown: 1, ArrowUp: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      var at = items.indexOf(root.activeElement || document.activeElement);
+      items[(at + step + items.length) % items.length].focus();
+    });
+    // A click anywhere else closes the menu (inside the chatbox, or on the page around it).
+    root.addEventListener("click", function (event) {
+      if (!els.menu.contains(event.target) && !els.more.contains(event.target)) closeMenu(false);
+    });
+    document.addEventListener("click", function (event) {
+      if (event.target !== host) closeMenu(false);
     });
     els.input.addEventListener("input", function () {
       autosize();
@@ -1634,19 +1753,21 @@
       scrollDown: scrollDown,
       showAlert: showAlert,
       hideAlert: hideAlert,
+      showSheet: showSheet,
+      hideSheet: hideSheet,
     };
   })();
 
   // ---------------------------------------------------------------- messages
 
-  function addUserBubble(text) {
+  function addUserBubble(text, into) {
     var row = h("div", { class: "dcb-row dcb-row-user" }, [
       h("div", { class: "dcb-bubble dcb-bubble-user", "data-from": "user" }, [
         srOnly(t("you") + colon()),
         h("span", { class: "dcb-text", text: text }),
       ]),
     ]);
-    ui.els.log.appendChild(row);
+    (into || ui.els.log).appendChild(row);
     keepTypingLast();
     ui.scrollDown();
     return row;
@@ -1878,9 +1999,24 @@
   function bubbles(html, first) {
     return answerParts(decodeEntitiesOnce(html || "")).map(function (part, index) {
       var bubble = h("div", { class: "dcb-bubble dcb-bubble-bot", "data-from": "bot" }, [first && index === 0 ? srOnly(botName + colon()) : null]);
-      bubble.appendChild(sanitize(part));
+      bubble.appendChild(withoutSeparators(sanitize(part)));
       return bubble;
     });
+  }
+
+  // CV5 shows rewording links inside the text, where "A — B" reads well; here they are buttons, and a
+  // dash, bar, slash, dot or comma left alone between two of them floats there: it becomes a space.
+  var SEPARATOR = /^[\s\u00a0]*[\u2014\u2013|/\u00b7\u2022,;-]?[\s\u00a0]*$/;
+
+  function withoutSeparators(fragment) {
+    Array.prototype.forEach.call(fragment.querySelectorAll("a.reword"), function (link) {
+      var between = link.nextSibling;
+      var next = between && between.nextSibling;
+      if (between && between.nodeType === 3 && SEPARATOR.test(between.nodeValue) && next && next.nodeType === 1 && next.matches("a.reword")) {
+        between.nodeValue = " ";
+      }
+    });
+    return fragment;
   }
 
   // The answer's body: its bubbles (split at <hr>), its steps, its template.
@@ -1982,7 +2118,7 @@
     return row;
   }
 
-  function addTopKnowledge(articles) {
+  function addTopKnowledge(articles, into) {
     var questions = (articles || [])
       .map(function (article) {
         return article && article.reword;
@@ -2009,7 +2145,7 @@
       h("p", { class: "dcb-top-title", id: "dcb-top-title", text: t("top") }),
       list,
     ]);
-    ui.els.log.appendChild(block);
+    (into || ui.els.log).appendChild(block);
     return block;
   }
 
@@ -2395,6 +2531,158 @@
     return form;
   }
 
+  // ---------------------------------------------------------------- personal data (GDPR)
+
+  // The menu's "My personal data" (CV5's GDPR form, client-contract.md §2.2 (14)): the visitor asks by
+  // e-mail for their data, or for its deletion; one chat/gdpr call per request ticked. The server records
+  // each for the bot's administrators, who answer from the back office; a 2xx is the confirmation.
+  var personalData = (function () {
+    var OBJECTS = [
+      { object: "Get", wording: "gdprGet" },
+      { object: "Delete", wording: "gdprDelete" },
+    ];
+    var els = null;
+    var recorded = []; // the requests the server took since the form was opened
+
+    function build() {
+      els = {};
+      els.title = h("h3", { class: "dcb-sheet-title", id: "dcb-gdpr-title" });
+      els.back = h("button", { type: "button", class: "dcb-tool dcb-sheet-back", onclick: ui.hideSheet }, [icon("back"), (els.backLabel = srOnly(""))]);
+      els.intro = h("p", { class: "dcb-sheet-intro" });
+      els.legend = h("legend", {});
+      els.boxes = OBJECTS.map(function (choice) {
+        var input = h("input", { type: "checkbox", name: "object", value: choice.object });
+        var text = h("span", {});
+        return { choice: choice, input: input, text: text, label: h("label", { class: "dcb-check" }, [input, text]) };
+      });
+      els.mailLabel = h("label", { for: "dcb-gdpr-mail" });
+      els.mail = h("input", { type: "email", id: "dcb-gdpr-mail", class: "dcb-field-input", name: "mail", autocomplete: "email", maxlength: "254", required: true });
+      els.error = h("p", { class: "dcb-sheet-error", role: "alert", hidden: true });
+      els.send = h("button", { type: "submit", class: "dcb-primary" });
+      els.form = h("form", { class: "dcb-sheet-form", novalidate: true }, [
+        h(
+          "fieldset",
+          { class: "dcb-choices" },
+          [els.legend].concat(
+            els.boxes.map(function (box) {
+              return box.label;
+            })
+          )
+        ),
+        h("div", { class: "dcb-field" }, [els.mailLabel, els.mail]),
+        els.error,
+        els.send,
+      ]);
+      els.form.addEventListener("submit", submit);
+      els.doneTitle = h("p", { class: "dcb-done-title" });
+      els.doneList = h("ul", { class: "dcb-done-list" });
+      els.doneText = h("p", { class: "dcb-done-text" });
+      els.doneBack = h("button", { type: "button", class: "dcb-primary", onclick: ui.hideSheet });
+      els.done = h("div", { class: "dcb-done", role: "status", "data-testid": "gdpr-done", hidden: true }, [
+        h("span", { class: "dcb-done-icon" }, [icon("check")]),
+        els.doneTitle,
+        els.doneList,
+        els.doneText,
+        els.doneBack,
+      ]);
+      els.root = h("section", { class: "dcb-gdpr", "aria-labelledby": "dcb-gdpr-title", "data-testid": "gdpr" }, [
+        h("div", { class: "dcb-sheet-head" }, [els.back, els.title]),
+        els.intro,
+        els.form,
+        els.done,
+      ]);
+    }
+
+    function relabel() {
+      if (!els) return;
+      els.root.setAttribute("lang", state.locale);
+      els.title.textContent = t("gdprTitle");
+      els.backLabel.textContent = t("gdprBack");
+      els.back.setAttribute("title", t("gdprBack"));
+      els.intro.textContent = t("gdprIntro");
+      els.legend.textContent = t("gdprWhat");
+      els.boxes.forEach(function (box) {
+        box.text.textContent = t(box.choice.wording);
+      });
+      els.mailLabel.textContent = t("gdprMail");
+      els.mail.setAttribute("placeholder", state.locale === "fr" ? "nom@exemple.fr" : "name@example.com");
+      els.send.textContent = els.send.disabled ? t("gdprSending") : t("gdprSend");
+      els.doneTitle.textContent = t("gdprDoneTitle");
+      els.doneList.innerHTML = "";
+      recorded.forEach(function (choice) {
+        els.doneList.appendChild(h("li", { text: t(choice.wording) }));
+      });
+      els.doneText.textContent = t("gdprDone", { mail: els.mail.value.trim() });
+      els.doneBack.textContent = t("gdprBack");
+    }
+
+    function open() {
+      if (!els) build();
+      recorded = [];
+      els.form.hidden = els.intro.hidden = false;
+      els.done.hidden = true;
+      els.error.hidden = true;
+      els.send.disabled = false;
+      els.boxes.forEach(function (box) {
+        box.input.checked = false;
+      });
+      relabel();
+      ui.showSheet(els.root, els.boxes[0].input);
+    }
+
+    function fail(message, control) {
+      els.error.textContent = message;
+      els.error.hidden = false;
+      if (control) {
+        control.setAttribute("aria-invalid", "true");
+        control.focus();
+      }
+    }
+
+    function submit(event) {
+      event.preventDefault();
+      els.mail.removeAttribute("aria-invalid");
+      els.boxes[0].input.removeAttribute("aria-invalid");
+      els.error.hidden = true;
+      var wanted = els.boxes.filter(function (box) {
+        return box.input.checked;
+      });
+      var mail = els.mail.value.trim();
+      if (!wanted.length) return fail(t("gdprChoose"), els.boxes[0].input);
+      if (!mail || !els.mail.checkValidity()) return fail(t("gdprMailInvalid"), els.mail);
+      els.send.disabled = true;
+      els.send.textContent = t("gdprSending");
+      // One request after the other, like CV5; one the server took is unticked, so a retry sends only the rest.
+      var sending = Promise.resolve();
+      wanted.forEach(function (box) {
+        sending = sending.then(function () {
+          var fields = { clientId: store.get(KEYS.client), language: state.locale, mail: mail, object: box.choice.object };
+          return call("POST", "chat/gdpr/" + encodeURIComponent(config.bot), fields).then(function () {
+            recorded.push(box.choice);
+            box.input.checked = false;
+          });
+        });
+      });
+      sending.then(
+        function () {
+          els.send.disabled = false;
+          els.form.hidden = els.intro.hidden = true;
+          els.done.hidden = false;
+          relabel();
+          els.doneBack.focus({ preventScroll: true });
+        },
+        function (error) {
+          els.send.disabled = false;
+          els.send.textContent = t("gdprSend");
+          var refused = error && error.body && error.body.field === "mail";
+          fail(refused ? t("gdprMailInvalid") : t("gdprFailed"), refused ? els.mail : null);
+        }
+      );
+    }
+
+    return { open: open, relabel: relabel };
+  })();
+
   // ---------------------------------------------------------------- the conversation
 
   function ask(text) {
@@ -2546,9 +2834,8 @@
           lang: code,
           text: code.toUpperCase(),
           "aria-pressed": String(code === state.locale),
-          disabled: livechat.mode() !== "off",
           onclick: function () {
-            if (code !== state.locale) newConversation(code);
+            switchLanguage(code);
           },
         })
       );
@@ -2610,8 +2897,30 @@
     );
   }
 
+  // The log opens with the start screen (the welcome and the featured questions), then the conversation
+  // replayed from the history, then what is said from now on (a question asked during the start-up too).
+  function logBlock(name, after) {
+    var log = ui.els.log;
+    var block = log.querySelector(":scope > .dcb-" + name);
+    if (!block) {
+      block = h("div", { class: "dcb-" + name });
+      log.insertBefore(block, after ? after.nextSibling : log.firstChild);
+    }
+    return block;
+  }
+
+  function showStart(welcomeValues, articles) {
+    var block = logBlock("start");
+    block.innerHTML = "";
+    addAnswer(welcomeValues || {}, { history: true, into: block });
+    addTopKnowledge(articles, block);
+    ui.scrollDown(); // the visitor stays where the conversation is
+  }
+
   function replay(interactions) {
     var log = ui.els.log;
+    var past = logBlock("past", logBlock("start"));
+    past.innerHTML = "";
     // Feedback calls rate the dialog's latest answer that asked for it, so only that answer may offer
     // the thumbs again, and only while it is unrated (an answer rated before carries `feedBack`).
     var rateable = -1;
@@ -2622,16 +2931,16 @@
     interactions.forEach(function (interaction, index) {
       var user = interaction.user || "";
       var hidden = interaction.hideRequest || user.indexOf("_pushcondition_") >= 0 || user === LC.LEAVE_QUEUE_INPUT;
-      if (user && !hidden) addUserBubble(user);
+      if (user && !hidden) addUserBubble(user, past);
       if (!interaction.text) return;
       var values = Object.assign({}, interaction, { typeResponse: interaction.type });
       if (interaction.human === true) {
-        addOperatorBubble(values);
+        addOperatorBubble(values, { into: past });
       } else if (historyNotice(interaction)) {
-        addNotice(interaction.text, interaction.type);
+        addNotice(interaction.text, interaction.type, { into: past });
       } else {
         if (index !== rateable) values.askFeedback = false;
-        addAnswer(values, { history: true });
+        addAnswer(values, { history: true, into: past });
       }
     });
     log.removeAttribute("aria-busy");
@@ -2672,9 +2981,7 @@
         ours(function (articles) {
           return welcome().then(
             ours(function (values) {
-              ui.els.log.innerHTML = "";
-              addAnswer(values || {}, { history: true });
-              addTopKnowledge(articles);
+              showStart(values, articles);
             })
           );
         })
@@ -2701,12 +3008,11 @@
   }
 
   // A new dialog: #reset# names the old context so the server archives it; its answer is the welcome.
-  function newConversation(locale) {
+  function newConversation() {
     var previous = state.contextId;
     state.generation += 1;
     var generation = state.generation;
     livechat.stop(); // the server lets the old dialog's live chat go when it gets #reset#
-    if (locale !== state.locale) setLocale(locale);
     state.started = false;
     forgetContext();
     ui.els.log.innerHTML = "";
@@ -2721,8 +3027,7 @@
         done();
         if (generation !== state.generation) return; // another switch came meanwhile: its answer counts
         cacheWelcome(results[0]);
-        addAnswer(results[0] || {}, { history: true });
-        addTopKnowledge(results[1]);
+        showStart(results[0], results[1]);
         state.started = true;
         state.starting = null;
         ui.setStatus("online");
@@ -2739,11 +3044,37 @@
     return state.starting;
   }
 
+  // Another language continues the same dialog: the server takes each talk's `language` (the dialog is kept,
+  // its history holds what was said in either), so nothing said leaves the screen; the start screen is asked
+  // again in the new language (the welcome, without an interaction, tells the server at once). Queued behind
+  // the talks and the start-up under way, so that each answer comes in the language it was asked in.
+  function switchLanguage(locale) {
+    if (!WORDING[locale]) return state.talks;
+    state.talks = state.talks.then(function () {
+      return (state.starting || Promise.resolve()).then(function () {
+        if (locale === state.locale) return null;
+        setLocale(locale);
+        if (!state.started) return null; // the start-up, when it runs, speaks the new language
+        return Promise.all([talk("#welcome#", { doNotRegisterInteraction: true }), topKnowledge()]).then(
+          function (results) {
+            cacheWelcome(results[0]);
+            showStart(results[0], results[1]);
+          },
+          function () {
+            /* the labels have changed; the next talk carries the language */
+          }
+        );
+      });
+    });
+    return state.talks;
+  }
+
   function setLocale(locale) {
     if (!WORDING[locale]) return;
     state.locale = locale;
     store.set(KEYS.locale, locale);
     ui.label();
+    personalData.relabel();
   }
 
   // ---------------------------------------------------------------- boot
@@ -2756,7 +3087,7 @@
       ask(String(text));
     },
     reset: function () {
-      return newConversation(state.locale);
+      return newConversation();
     },
   };
   window.dydu = window.dydu || {};

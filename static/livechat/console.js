@@ -432,6 +432,7 @@
     }
     var handler = HANDLERS[message.type];
     if (handler) handler(message);
+    tell("received", message); // every message, after the console's own handling (supervision.js)
     if (entry) entry.resolve(message);
   }
 
@@ -629,6 +630,7 @@
 
   function previewOf(line) {
     if (line.from === "visitor") return line.user || "";
+    if (line.from === "note") return "Note : " + String(line.text || ""); // a staff note: plain text already
     var text = plain(line.text);
     if (line.from === "operator") return authorName(line) + " : " + text;
     if (line.from === "bot") return text ? "Bot : " + text : (line.user || "");
@@ -1102,7 +1104,8 @@
     document.body.classList.toggle("is-reading", !!open);
     if (!open) showDetails(false);
     tell("shown", shownDetail());
-    $("empty-state").hidden = !!open;
+    // Reading a dialog that is not mine (supervision.js) takes the place of the empty state.
+    $("empty-state").hidden = !!open || document.body.classList.contains("is-watching");
     $("conversation").hidden = !open;
     $("visitor-panel").hidden = !open;
     $("actions-panel").hidden = !open || open.kind !== "mine";
@@ -1256,6 +1259,13 @@
       content.appendChild(sanitize(line.text));
       var who = line.from === "bot" ? (S.open && S.open.card && S.open.card.bot ? S.open.card.bot : "Bot") : authorName(line);
       box.appendChild(bubble(line.from, line, content, who, time));
+    }
+    if (line.from === "note") {
+      // A staff note (never the visitor's): drawn by supervision.js.
+      var drawn = { line: line, time: time, node: null };
+      tell("note", drawn);
+      if (drawn.node) box.appendChild(drawn.node);
+      lastRendered.author = null;
     }
     if (line.from === "notice" && plain(line.text)) {
       var notice = el("div", { class: "notice", "data-testid": "line", "data-from": "notice", "data-line-id": String(line.id) });
@@ -1522,6 +1532,22 @@
 
   var statusBusy = false;
 
+  /** The name visitors see: saved on Enter or when the field is left, if it changed. */
+  function saveShownName(event) {
+    if (event) event.preventDefault();
+    var input = $("shown-name");
+    var state = $("shown-name-state");
+    var wanted = input.value.replace(/\s+/g, " ").trim();
+    if (wanted === (S.me.displayName || "")) return;
+    request({ action: "name", name: wanted }).then(function (reply) {
+      if (reply && reply.operator) onOperator(reply);
+      input.value = S.me.displayName || "";
+      state.textContent = input.dataset.saved || "";
+    }, function (error) {
+      state.textContent = error.error || "";
+    });
+  }
+
   function setStatus(status) {
     var select = $("status-select");
     var previous = S.me.status;
@@ -1570,7 +1596,9 @@
     stopTyping();
     closeCanned();
     var extra = {}; // what plugins add to the message (suggestions.js: the suggestion it came from)
-    tell("sending", { dialog: open.id, text: text, extra: extra });
+    var sending = { dialog: open.id, text: text, extra: extra, handled: false };
+    tell("sending", sending);
+    if (sending.handled) return; // a private note (supervision.js): not a message to the visitor
     deliver(open.id, { text: text, failed: false, extra: extra });
   }
 
@@ -1681,6 +1709,9 @@
   function noteTyping() {
     var open = S.open;
     if (!open || open.kind !== "mine") return;
+    var quiet = { dialog: open.id, quiet: false };
+    tell("typing", quiet);
+    if (quiet.quiet) { stopTyping(); return; } // writing a private note: the visitor sees no typing
     var text = $("composer-input").value;
     if (!text.trim() || /^\/\S*$/.test(text)) { stopTyping(); return; }
     var t = Date.now();
@@ -1989,6 +2020,8 @@
     var select = $("status-select");
     select.disabled = true;
     select.addEventListener("change", function () { setStatus(select.value); });
+    $("shown-name-form").addEventListener("submit", saveShownName);
+    $("shown-name").addEventListener("change", function () { saveShownName(); });
     $("empty-available").addEventListener("click", function () { select.value = "available"; setStatus("available"); });
 
     document.querySelectorAll(".section-toggle").forEach(function (button) {
@@ -2152,7 +2185,14 @@
     },
     request: request,
     insert: insertText,
-    showError: showError
+    showError: showError,
+    // For supervision.js: open one of my dialogs, close the open one, draw answers safely, tell the operator.
+    open: function (id) { openDialog(id); },
+    close: closeConversation,
+    sanitize: sanitize,
+    toast: toast,
+    isMine: isMine,
+    push: function (message) { var handler = HANDLERS[message.type]; if (handler) handler(message); }
   };
 
   wire();

@@ -1,5 +1,6 @@
 """The demo chat page in a real browser: our chatbox holds a conversation with the demo bot over the
-servlet API (welcome, answer, rewording, feedback, history after a reload, language, errors)."""
+servlet API (welcome, answer, rewording, feedback, history after a reload, language that continues the
+conversation, a new conversation from the menu, errors)."""
 
 import json
 import re
@@ -144,10 +145,10 @@ def test_a_conversation_with_the_demo_bot(chat_page):
     assert chat_page.errors == []
 
 
-def test_a_language_switch_during_the_start_up_keeps_the_new_conversation(chat_page):
-    """The start-up reads the last conversation's history after showing the welcome; a visitor who switches
-    language before that answer arrives gets a new conversation, which the late answer must not undo (it
-    put the old context back, so the next question went to the archived dialog, and replayed it)."""
+def test_a_language_switch_during_the_start_up_keeps_the_conversation(chat_page):
+    """The start-up reads the conversation's history after showing the welcome; a visitor who switches
+    language before that answer arrives keeps the same conversation: the history is still replayed, then the
+    start screen speaks the new language, and the next question goes to the same dialog."""
     api = chat_page.api
     page, answers, first_context = one_question_answered(chat_page)
 
@@ -163,26 +164,20 @@ def test_a_language_switch_during_the_start_up_keeps_the_new_conversation(chat_p
     assert held, "the start-up never asked for the history"
     route, answer = held[0]
     old = decode(json.loads(answer.text())["values"])
-    assert old["contextId"] == first_context and old["interactions"]  # the old conversation, with its question
+    assert old["contextId"] == first_context and old["interactions"]  # the conversation, with its question
 
     page.get_by_role("group", name="Langue de la discussion").get_by_role("button", name="EN").click()
-    expect(answers).to_have_count(1)
-    expect(answers.first).to_contain_text("Hello, I am Clara")
-    english_context = stored_context(page)
-    assert english_context not in ("", None, first_context)
-
-    with page.expect_response("**/chat/history/**") as late:
-        route.fulfill(response=answer)
-    late.value.finished()
-    page.evaluate("() => new Promise((done) => setTimeout(done, 50))")  # the chatbox reads the answer
-    assert stored_context(page) == english_context
-    expect(page.locator(".dcb-row-user")).to_have_count(0)  # the old conversation is not replayed
-    expect(answers).to_have_count(1)
+    route.fulfill(response=answer)
+    expect(answers.first).to_contain_text("Hello, I am Clara")  # once the start-up is over
+    expect(page.locator(".dcb-row-user .dcb-text")).to_have_text(["Quels sont vos horaires d'ouverture ?"])
+    expect(answers).to_have_count(2)
+    assert stored_context(page) == first_context
 
     ask(page, "What are your opening hours?")
     expect(answers.last).to_contain_text("Tuesday to Saturday")
     talks = [path for _, path, _ in api.calls if path.startswith("chat/talk/")]
-    assert talks[-1].endswith(english_context)
+    assert talks[-1].endswith(first_context)
+    assert not [fields for fields in api.talks() if fields["userInput"] == "#reset#"]
     assert chat_page.errors == []
 
 
@@ -197,24 +192,26 @@ def test_switching_language_and_starting_over(chat_page):
     expect(answers).to_have_count(1)
     expect(answers.first).to_contain_text("Hello, I am Clara")
     expect(page.get_by_role("textbox", name="Your question")).to_have_attribute("placeholder", "Ask your question…")
-    # #reset# names the old context, so the server archives that dialog and opens a new one.
-    [(reset_path, reset)] = [(path, fields) for _, path, fields in api.calls if fields.get("userInput") == "#reset#"]
-    assert reset_path == f"chat/talk/{BOT_UUID}/{first_context}"
-    assert reset["language"] == "en" and reset["doNotRegisterInteraction"] == "true"
-    english_context = stored_context(page)
-    assert english_context != first_context
-    assert Dialog.objects.get(uuid=first_context).archived_at is not None
+    # The same dialog goes on in English: the welcome tells the server, nothing is reset or archived.
+    [welcome] = [fields for fields in api.talks() if fields["language"] == "en"]
+    assert welcome["userInput"] == "#welcome#" and welcome["doNotRegisterInteraction"] == "true"
+    assert stored_context(page) == first_context
+    assert Dialog.objects.get(uuid=first_context).archived_at is None
 
     ask(page, "What are your opening hours?")
     expect(answers).to_have_count(2)
     expect(answers.last).to_contain_text("Tuesday to Saturday")
 
-    page.get_by_role("button", name="New conversation").click()
+    # A new conversation is the menu's: #reset# names the old context, the server archives it.
+    page.get_by_role("button", name="More options").click()
+    page.get_by_role("menuitem", name="New conversation").click()
     expect(answers).to_have_count(1)
     expect(page.locator(".dcb-row-user")).to_have_count(0)
     expect(answers.first).to_contain_text("Hello, I am Clara")
-    assert stored_context(page) not in ("", english_context)
-    assert Dialog.objects.get(uuid=english_context).archived_at is not None
+    [(reset_path, reset)] = [(path, fields) for _, path, fields in api.calls if fields.get("userInput") == "#reset#"]
+    assert reset_path == f"chat/talk/{BOT_UUID}/{first_context}" and reset["language"] == "en"
+    assert stored_context(page) not in ("", first_context)
+    assert Dialog.objects.get(uuid=first_context).archived_at is not None
 
     # Keyboard: Escape folds the panel back into its launcher, Enter opens it again.
     launcher = page.get_by_role("button", name="Open the chat with Clara")

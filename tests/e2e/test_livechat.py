@@ -15,6 +15,7 @@ expect.set_options(timeout=15_000)
 
 shot = screenshots("livechat")
 OPERATOR, PASSWORD = "lea", "lea-pass-2026-e2e"
+SHOWN_NAME = "Léa"  # what visitors see: the operator sets it in the console (never the login)
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,12 @@ def open_console(page, server):
     expect(status).to_have_value("available")
     # The select changes at once; the server's answer is what makes the operator reachable.
     expect(page.locator("#me-load")).to_contain_text("Disponible")
+    shown = page.get_by_test_id("shown-name")
+    if shown.input_value() != SHOWN_NAME:
+        shown.fill(SHOWN_NAME)
+        shown.press("Enter")
+        expect(page.locator("#shown-name-state")).to_have_text(re.compile(".+"))  # saved, the server said
+    expect(page.locator("#me-name")).to_have_text(SHOWN_NAME)
     return page
 
 
@@ -72,7 +79,7 @@ def test_a_visitor_and_an_operator_hold_a_live_conversation(platform, contexts):
     # The handover: the visitor asks for a human and is told who answers.
     say(visitor, "Je veux parler à un conseiller")
     notice = visitor.get_by_test_id("livechat-notice").last
-    expect(notice).to_contain_text("Vous êtes en relation avec lea")
+    expect(notice).to_contain_text("Vous êtes en relation avec Léa")
     expect(visitor.locator("#dydu-chatbox")).to_have_attribute("data-livechat", "live")
     expect(visitor.locator("#dydu-chatbox")).to_have_attribute("data-transport", "websocket")
     shot(visitor, "02-visitor-live")
@@ -85,7 +92,7 @@ def test_a_visitor_and_an_operator_hold_a_live_conversation(platform, contexts):
     expect(transcript.locator('[data-testid="line"][data-from="visitor"]').first).to_contain_text(
         "Je veux parler à un conseiller"
     )
-    expect(visitor.get_by_test_id("livechat-notice").last).to_contain_text("lea a rejoint la conversation")
+    expect(visitor.get_by_test_id("livechat-notice").last).to_contain_text("Léa a rejoint la conversation")
 
     # The operator writes; the visitor sees a human's bubble, and the operator's typing before it.
     composer = console.get_by_test_id("composer-input")

@@ -111,4 +111,9 @@ def test_top_knowledge_over_the_websocket(demo_bot):
     reply, _ = run("/servlet//chatWs", scenario)
     assert reply["type"] == "topKnowledgeResponse"
     articles = json.loads(decode(reply["values"])["knowledgeArticles"])
-    assert [(a["reword"], a["usage"]) for a in articles] == [("Comment faire un virement ?", 1)]
+    # The featured questions first (this one among them), with their usage in the period.
+    assert [(a["reword"], a["usage"]) for a in articles] == [
+        ("Quels sont vos horaires d'ouverture ?", 0),
+        ("J'ai perdu ma carte", 0),
+        ("Comment faire un virement ?", 1),
+    ]

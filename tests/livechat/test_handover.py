@@ -20,7 +20,8 @@ def test_the_demo_bot_hands_the_dialog_to_an_available_operator(team, visitor):
     assert live.status == R.ASSIGNED
     # Léa and Marc are both free: the one assigned least recently (never) and first takes it.
     assert live.operator.name in values["text"]
-    assert values["fromDetail"] == live.operator.name
+    # A notice names its operator in operatorName: fromDetail would make it a message (notices.py).
+    assert values["operatorName"] == live.operator.name and "fromDetail" not in values
     assert live.dialog.livechat == "operator"
     assert Operator.objects.get(pk=live.operator_id).active_dialogs == 1
 
@@ -40,7 +41,10 @@ def test_with_nobody_available_the_bot_says_so_and_keeps_the_dialog(demo_bot, vi
     assert "specialAction" not in values
     assert values["startLivechat"] is False
     assert "Aucun conseiller n'est disponible" in values["text"]
-    assert not LivechatRequest.objects.exists()
+    # The request is counted as missed (analytics), ended at once: nobody holds the dialog.
+    missed = LivechatRequest.objects.get()
+    assert (missed.status, missed.end_reason, missed.assigned_at) == (R.ENDED, "nobody_available", None)
+    assert missed.dialog.livechat == ""
     # The bot still answers the next question.
     assert visitor.talk("Quels sont vos horaires d'ouverture ?")["typeResponse"] == "DMUnderstoodQuestion"
 
@@ -82,7 +86,7 @@ def test_a_full_queue_means_nobody_is_available(team, new_visitor, demo_bot):
 
     refused = third.ask_for_human()
     assert "Aucun conseiller n'est disponible" in refused["text"]
-    assert third.live_request() is None
+    assert (third.live_request().status, third.live_request().end_reason) == (R.ENDED, "nobody_available")
 
 
 def test_leaving_the_queue_moves_the_others_up(team, new_visitor):
@@ -155,7 +159,8 @@ def test_the_item_competency_routes_when_the_talk_names_none(team, visitor, demo
 def test_a_competency_nobody_online_has_means_nobody_is_available(team, visitor):
     values = visitor.ask_for_human(competency="Crédits")  # only Sam has it, and he is offline
     assert "Aucun conseiller n'est disponible" in values["text"]
-    assert visitor.live_request() is None
+    missed = visitor.live_request()
+    assert (missed.status, missed.end_reason, missed.competency) == (R.ENDED, "nobody_available", team.loans)
 
 
 def test_too_many_misunderstood_hands_over_only_where_the_bot_enables_it(team, new_visitor, demo_bot):

@@ -209,7 +209,9 @@ def test_nobody_is_handed_over_while_the_layer_is_down_and_the_status_names_redi
     assert refused["typeResponse"] != "DMLiveChatConnectionSucceed"
     assert "Aucun conseiller n'est disponible" in refused["text"]
     assert refused["livechat"] == "no_operator"
-    assert not LivechatRequest.objects.exists()
+    # Nobody was handed over: the request is only counted as missed (ended at once).
+    missed = LivechatRequest.objects.get()
+    assert (missed.status, missed.end_reason) == ("ended", "nobody_available")
     available = client.post(f"{API}/operators/available/{demo_bot.uuid}").json()
     assert available["available"] is False
     assert available["byCompetency"]["*"]["online"] == 2  # the operators are there; they cannot be reached

@@ -90,7 +90,7 @@ class Console:
 def test_a_visitor_and_an_operator_on_two_processes_talk_and_share_one_queue(tmp_path):
     with Platform(tmp_path / "platform", processes=2, redis=True) as platform, ExitStack() as sockets:
         a, b = platform.servers
-        platform.add_operator("lea", "lea-pass-2026-x", max_dialogs=1)
+        platform.add_operator("lea", "lea-pass-2026-x", max_dialogs=1, display_name="Léa")
         console = Console(b, "lea", "lea-pass-2026-x", sockets)
         console.send(action="status", status="available")
         console.until("operator")
@@ -115,7 +115,7 @@ def test_a_visitor_and_an_operator_on_two_processes_talk_and_share_one_queue(tmp
         # Operator (process B) → visitor (process A), and back.
         console.send(action="send", dialog=dialog["id"], text="Bonjour, ici Léa.")
         message = first.frame()
-        assert (message["text"], message["human"], message["fromDetail"]) == ("Bonjour, ici Léa.", True, "lea")
+        assert (message["text"], message["human"], message["fromDetail"]) == ("Bonjour, ici Léa.", True, "Léa")
         first.talk("Ma carte ne marche plus")
         seen = console.until("message", where=lambda m: m["message"]["from"] == "visitor")
         assert seen["message"]["user"] == "Ma carte ne marche plus"

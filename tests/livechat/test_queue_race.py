@@ -98,7 +98,8 @@ def test_a_rush_of_visitors_gets_places_one_to_n_and_never_more_than_the_room(te
         held = LivechatRequest.objects.filter(operator=operator, status=R.ASSIGNED).count()
         assert operator.active_dialogs == held == SLOTS
     assert {v.live_request().status for v in connected} == {R.ASSIGNED}
-    assert all(v.live_request() is None for v in refused)
+    # Refused ones are only counted as missed requests (ended at once), never queued nor assigned.
+    assert all(v.live_request().end_reason == "nobody_available" for v in refused)
     # … the queue holds the waiting visitors at the places they were told, in the queue's order…
     queued = list(
         LivechatRequest.objects.filter(status=R.QUEUED).order_by("queued_at", "pk").values_list("pk", "queue_position")

@@ -26,8 +26,10 @@ def live(team, visitor):
     return visitor, request, operator
 
 
-def keep_consoles_open(at):
+def everyone_here(at):
+    """Consoles and chatboxes stay open up to `at`: only the clock under test acts."""
     Operator.objects.exclude(status="offline").update(last_seen_at=at)
+    LivechatRequest.objects.filter(status__in=[R.QUEUED, R.ASSIGNED]).update(visitor_seen_at=at)
 
 
 def test_a_silent_visitor_is_warned_then_the_dialog_closes(live):
@@ -35,16 +37,16 @@ def test_a_silent_visitor_is_warned_then_the_dialog_closes(live):
     operating.send_message(operator, request.pk, "Pouvez-vous me donner votre numéro de client ?")
     visitor.poll()
 
-    keep_consoles_open(later(200))
+    everyone_here(later(200))
     assert sweep(later(200))["warned"] == 0  # 300 s allowed, warned 60 s before
-    keep_consoles_open(later(245))
+    everyone_here(later(245))
     assert sweep(later(245))["warned"] == 1
     warning = visitor.poll()
     assert warning["code"] == "AlmostTimedOut"
     assert "55 secondes" in warning["text"]
     assert sweep(later(246))["warned"] == 0  # once
 
-    keep_consoles_open(later(301))
+    everyone_here(later(301))
     assert sweep(later(301))["closed"] == 1
     closed = visitor.poll()
     assert closed["typeResponse"] == "NAAutoCloseDialog"
@@ -56,10 +58,10 @@ def test_a_silent_visitor_is_warned_then_the_dialog_closes(live):
 def test_a_visitor_who_answers_is_not_closed(live):
     visitor, request, operator = live
     operating.send_message(operator, request.pk, "Votre numéro de client ?")
-    keep_consoles_open(later(250))
+    everyone_here(later(250))
     sweep(later(250))
     visitor.write("123456")  # the visitor's turn is over: the operator's clock runs now
-    keep_consoles_open(later(400))
+    everyone_here(later(400))
     assert sweep(later(400))["closed"] == 0
     request.refresh_from_db()
     assert request.status == R.ASSIGNED
@@ -68,7 +70,7 @@ def test_a_visitor_who_answers_is_not_closed(live):
 def test_a_silent_operator_dialog_is_transferred_automatically(team, live):
     visitor, request, operator = live
     visitor.write("Bonjour ? Il y a quelqu'un ?")
-    keep_consoles_open(later(181))
+    everyone_here(later(181))
     assert sweep(later(181))["transferred"] == 1
     request.refresh_from_db()
     assert request.operator_id != operator.pk
@@ -81,7 +83,7 @@ def test_a_silent_operator_keeps_the_dialog_when_nobody_else_can_take_it(team, l
     visitor, request, operator = live
     Operator.objects.exclude(pk=operator.pk).update(status="offline")
     visitor.write("Bonjour ?")
-    keep_consoles_open(later(181))
+    everyone_here(later(181))
     assert sweep(later(181))["transferred"] == 0
     request.refresh_from_db()
     assert request.operator_id == operator.pk
@@ -129,8 +131,8 @@ def test_a_visitor_nobody_takes_leaves_the_queue_after_the_timeout(team, new_vis
     first, waiting = new_visitor(), new_visitor()
     first.ask_for_human()
     waiting.ask_for_human()
-    keep_consoles_open(later(901))
     first.write("toujours là")  # the first dialog is busy, not silent
+    everyone_here(later(901))
     done = sweep(later(901))
     assert done["timed_out_in_queue"] == 1
     closing = waiting.poll_all()[-1]
@@ -142,5 +144,5 @@ def test_a_visitor_nobody_takes_leaves_the_queue_after_the_timeout(team, new_vis
 def test_a_sweep_twice_at_once_acts_once(live):
     _visitor, request, operator = live
     operating.send_message(operator, request.pk, "Votre numéro ?")
-    keep_consoles_open(later(250))
+    everyone_here(later(250))
     assert sweep(later(250))["warned"] + sweep(later(250))["warned"] == 1
