@@ -17,6 +17,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402  (needs
 
 from bots.servlet.gate import gated_chat  # noqa: E402
 from bots.servlet.limits import bounded_bodies  # noqa: E402
+from bots.servlet.tls_refusal import install_tls_refusal  # noqa: E402
 from knowledge.vectors.worker import with_vector_worker  # noqa: E402
 from livechat.bounds import bounded_sockets  # noqa: E402
 from livechat.routing import websocket_urlpatterns  # noqa: E402
@@ -25,6 +26,10 @@ from livechat.timers import with_timers  # noqa: E402
 # A process holding thousands of websockets has millions of objects: Python's full collections then
 # froze it for 2-3 s every 10-25 s (bench/LIVECHAT.md). What exists after start-up is never garbage,
 # and collecting the youngest generation less often leaves far fewer objects to the full ones.
+# Under daphne on plain HTTP, a TLS handshake (a chatbox's wss:// try) is refused at once, not left to time
+# out (bots/servlet/tls_refusal.py).
+install_tls_refusal()
+
 gc.freeze()
 gc.set_threshold(50_000, 20, 10)
 
