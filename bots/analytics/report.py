@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from django.db import connection, transaction
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
+from django.utils.translation import gettext_lazy as _
 
 from dialogs.backoffice import qualification
 from dialogs.models import ANSWERED_ID, Dialog, Interaction
@@ -27,6 +28,15 @@ QUALIFIED = {
     qualification.FAILED: "dialogs_failed",
 }
 TOP_ITEMS = 10
+E = LivechatRequest.EndReason
+# Why a request for a human was never taken, as the live-chat card lists it.
+MISSED_REASONS = (
+    (E.NOBODY_AVAILABLE, _("nobody was available")),
+    (E.OUTSIDE_HOURS, _("outside opening hours")),
+    (E.VISITOR_LEFT_QUEUE, _("the visitor left the queue")),
+    (E.QUEUE_TIMEOUT, _("nobody took it in time")),
+    (E.VISITOR_GONE, _("the visitor closed the chatbox")),
+)
 
 
 def readable_wait(seconds: float | None) -> str:
@@ -69,6 +79,8 @@ class Day:
     negative: int = 0
     livechat_requests: int = 0
     livechat_taken: int = 0
+    # Requests no operator took, by why (MISSED_REASONS): missed demand, beside the answered.
+    livechat_missed: dict[str, int] = field(default_factory=dict)
     # Sum and count of the waits that ended with an operator, for the day's average.
     livechat_wait: timedelta = timedelta(0)
 
@@ -176,6 +188,17 @@ class Report:
     @property
     def livechat_taken(self) -> Rate:
         return Rate(self.total("livechat_taken"), self.total("livechat_requests"))
+
+    @property
+    def livechat_missed(self) -> list[tuple[str, Rate]]:
+        """Why requests were not taken, each out of all requests of the period (reasons that happened)."""
+        requests = self.total("livechat_requests")
+        found = []
+        for reason, label in MISSED_REASONS:
+            count = sum(day.livechat_missed.get(reason, 0) for day in self.days)
+            if count:
+                found.append((label, Rate(count, requests)))
+        return found
 
     @property
     def average_wait_seconds(self) -> float | None:
@@ -329,11 +352,16 @@ def _livechat_per_day(bot, window: Window, days: dict[date, Day]) -> timedelta |
         bot=bot, dialog__qualification_mode=False, created_at__gte=window.start, created_at__lt=window.end
     )
     taken = Q(assigned_at__isnull=False)
+    missed = {
+        f"missed_{reason}": Count("id", filter=Q(assigned_at__isnull=True, end_reason=reason))
+        for reason, _label in MISSED_REASONS
+    }
     rows = _per_day(requests, "created_at", window).annotate(
         requests=Count("id"),
         taken=Count("id", filter=taken),
         waited=Sum(wait, filter=taken),
         longest=Max(wait, filter=taken),
+        **missed,
     )
     longest = None
     for row in rows:
@@ -342,6 +370,7 @@ def _livechat_per_day(bot, window: Window, days: dict[date, Day]) -> timedelta |
             continue
         day.livechat_requests, day.livechat_taken = row["requests"], row["taken"]
         day.livechat_wait = row["waited"] or timedelta(0)
+        day.livechat_missed = {reason: row[f"missed_{reason}"] for reason, _label in MISSED_REASONS}
         if row["longest"] is not None and (longest is None or row["longest"] > longest):
             longest = row["longest"]
     return longest
