@@ -20,6 +20,9 @@ from tests.conftest import Chatbox, decode
 
 POLLING = base64.b64encode(b"polling").decode()
 ADVISOR = "Je veux parler à un conseiller"
+# How long a test waits for an expected frame. Only a failure waits this long; CI's loaded machine once took
+# over 5 s to deliver a pushed frame (the talk runs on a worker thread, the push after its commit).
+FRAME_WAIT = 15
 
 
 def b64(text: str) -> str:
@@ -175,7 +178,7 @@ class Socket:
     async def send(self, frame):
         await self.communicator.send_to(text_data=frame if isinstance(frame, str) else json.dumps(frame))
 
-    async def receive(self, timeout: float = 5):
+    async def receive(self, timeout: float = FRAME_WAIT):
         text = await self.communicator.receive_from(timeout=timeout)
         return text if text == "pong" else json.loads(text)
 
@@ -201,7 +204,7 @@ class ChatboxSocket(Socket):
         await self.send({"type": "checkContextAvailability", "parameters": common(self.bot, context_id)})
         return await self.receive()
 
-    async def frame(self, timeout: float = 5) -> dict:
+    async def frame(self, timeout: float = FRAME_WAIT) -> dict:
         """The next frame, its values decoded as the chatbox decodes them."""
         frame = await self.receive(timeout)
         return {"type": frame["type"], **decode(frame["values"])}
@@ -222,7 +225,7 @@ class ConsoleSocket(Socket):
         await self.send(action)
         return await self.receive()
 
-    async def until(self, kind: str, timeout: float = 5) -> dict:
+    async def until(self, kind: str, timeout: float = FRAME_WAIT) -> dict:
         """The next message of that type (others, such as queue updates, are skipped)."""
         while True:
             message = await self.receive(timeout)
