@@ -69,6 +69,8 @@ class OperatorAdmin(AccountScopedAdmin):
 
 @admin.register(LivechatSettings)
 class LivechatSettingsAdmin(BotScopedAdmin):
+    """Each bot's live-chat settings: everyone of the account reads them; supervisors change them."""
+
     list_display = [
         "bot",
         "enabled",
@@ -78,8 +80,6 @@ class LivechatSettingsAdmin(BotScopedAdmin):
         "operator_timeout_seconds",
         "visitor_gone_seconds",
     ]
-
-    """Each bot's live-chat settings: everyone of the account reads them; supervisors change them."""
 
 
 class OpeningSlotInline(TabularInline):

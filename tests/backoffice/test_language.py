@@ -25,6 +25,7 @@ LISTS = [
     "livechat/operator",
     "livechat/livechatsettings",
     "livechat/callback",
+    "livechat/openinghours",
     "bots/servererror",
 ]
 
