@@ -12,7 +12,11 @@
  * the socket is tried first, REST polling takes over if it does not open or drops; the state is kept in
  * localStorage so that a reload resumes it. Hooks for tests: the host element carries
  * data-livechat="off|queued|live" and data-transport="websocket|polling"; data-testid="livechat-notice",
- * "operator-typing", "queue-banner", "leave-queue", "gdpr", "gdpr-done"; every bubble data-from="user|bot|operator".
+ * "operator-typing", "queue-banner", "leave-queue", "gdpr", "gdpr-done", "callback", "callback-error",
+ * "callback-done"; every bubble data-from="user|bot|operator".
+ *
+ * When nobody can take a visitor who asks for a human, the answer's `callback` becomes a button and a small form
+ * in the conversation (POST callback/<bot>), in place of its link to the callback page.
  *
  * The FR / EN switch continues the same dialog in the other language (each talk carries `language`); the
  * header's menu starts a new conversation or opens the personal-data (GDPR) form.
@@ -133,6 +137,20 @@
       gdprFailed: "Votre demande n'a pas pu être envoyée. Réessayez dans un instant.",
       gdprDoneTitle: "Demande enregistrée",
       gdprDone: "Notre équipe vous répondra à l'adresse {mail}.",
+      callbackOffer: "Être rappelé par un conseiller",
+      callbackIntro: "Laissez votre numéro et un conseiller vous rappellera.",
+      callbackPhone: "Numéro de téléphone",
+      callbackPlaceholder: "ex. 06 12 34 56 78",
+      callbackName: "Votre nom",
+      callbackOptional: "facultatif",
+      callbackSend: "Rappelez-moi",
+      callbackSending: "Envoi…",
+      callbackCancel: "Annuler",
+      callbackMissing: "Indiquez le numéro de téléphone auquel vous rappeler.",
+      callbackInvalid: "Ce n'est pas un numéro de téléphone : 6 à 15 chiffres, précédés de + pour un numéro international.",
+      callbackTooMany: "Trop de demandes de rappel sont venues de votre connexion : réessayez dans quelques minutes.",
+      callbackFailed: "Votre demande n'a pas pu être envoyée. Réessayez dans un instant.",
+      callbackDone: "Merci : un conseiller vous rappellera au {phone}.",
     },
     en: {
       open: "Open the chat with " + botName,
@@ -209,6 +227,20 @@
       gdprFailed: "Your request could not be sent. Try again in a moment.",
       gdprDoneTitle: "Request recorded",
       gdprDone: "Our team will answer you at {mail}.",
+      callbackOffer: "Ask an advisor to call you back",
+      callbackIntro: "Leave your number and an advisor will call you back.",
+      callbackPhone: "Phone number",
+      callbackPlaceholder: "e.g. +44 20 7946 0000",
+      callbackName: "Your name",
+      callbackOptional: "optional",
+      callbackSend: "Call me back",
+      callbackSending: "Sending…",
+      callbackCancel: "Cancel",
+      callbackMissing: "Please give the phone number to call.",
+      callbackInvalid: "This is not a phone number: 6 to 15 digits, with + first for an international one.",
+      callbackTooMany: "Too many callback requests came from your connection: try again in a few minutes.",
+      callbackFailed: "Your request could not be sent. Try again in a moment.",
+      callbackDone: "Thank you: an advisor will call you back on {phone}.",
     },
   };
 
@@ -878,6 +910,7 @@
     more: '<circle cx="12" cy="5.5" r="1"/><circle cx="12" cy="12" r="1"/><circle cx="12" cy="18.5" r="1"/>',
     shield: '<path d="M12 3l7 3v5.2c0 4.4-2.9 8-7 9.8-4.1-1.8-7-5.4-7-9.8V6z"/><path d="M9.2 12.2l2 2 3.8-4"/>',
     back: '<path d="M14.5 6l-6 6 6 6"/>',
+    phone: '<path d="M5.5 3.5h3l1.6 4.2-2 1.4a11 11 0 0 0 6.8 6.8l1.4-2 4.2 1.6v3a2 2 0 0 1-2.1 2A16.5 16.5 0 0 1 3.5 5.6a2 2 0 0 1 2-2.1z"/>',
     hourglass:
       '<path d="M6.5 3.5h11M6.5 20.5h11"/><path d="M8 3.5v3a4 4 0 0 0 1.5 3.1L12 12l2.5-2.4A4 4 0 0 0 16 6.5v-3"/>' +
       '<path d="M8 20.5v-3a4 4 0 0 1 1.5-3.1L12 12l2.5 2.4a4 4 0 0 1 1.5 3.1v3"/>',
@@ -2106,6 +2139,10 @@
       var survey = options.history ? surveySentBefore(String(values.survey)) : surveyWidget(String(values.survey));
       if (survey) stack.appendChild(survey);
     }
+    if (values.callback && typeof values.callback === "object") {
+      stack.appendChild(callbackWidget(values.callback));
+      hideCallbackLinks(stack); // the form takes the page link's place (kept in the text for other chatboxes)
+    }
     if (values.askFeedback === true || values.feedback === "withoutAnswer") {
       stack.appendChild(feedbackWidget(values.feedbackWording || {}));
     }
@@ -2529,6 +2566,178 @@
       );
     });
     return form;
+  }
+
+  // ---------------------------------------------------------------- callback (nobody there)
+
+  // When nobody can take a visitor who asked for a human, the answer carries `callback` ({label, url}) and
+  // its text links to the callback page (for chatboxes that show links only, such as CV5). Here it becomes a
+  // button under the answer that opens a small form in the conversation (phone required, name optional),
+  // sent to the Callback servlet with the dialog's context id; the page's link stays in the text, hidden. The
+  // server checks the number: its refusal shows under the field, in the chatbox's words for the errors it
+  // names (its own message otherwise), and what was typed stays. data-testid="callback", "callback-error",
+  // "callback-done".
+  var callbackCount = 0;
+  var callbackWidgets = []; // {box, relabel}: a language switch relabels those on screen
+
+  function hideCallbackLinks(stack) {
+    Array.prototype.forEach.call(stack.querySelectorAll("a.dydu-callback-link"), function (link) {
+      link.hidden = true;
+      var before = link.previousSibling;
+      while (before && before.nodeType === 3 && !before.nodeValue.trim()) before = before.previousSibling;
+      if (before && before.nodeType === 1 && before.tagName === "BR") before.hidden = true; // no empty line left
+    });
+  }
+
+  function callbackWidget(offer) {
+    var id = "dcb-callback-" + ++callbackCount;
+    var serverLabel = typeof offer.label === "string" ? offer.label.trim() : "";
+    var els = {};
+    els.openLabel = h("span", {});
+    els.open = h("button", { type: "button", class: "dcb-callback-open", "aria-expanded": "false", "aria-controls": id }, [icon("phone"), els.openLabel]);
+    els.intro = h("p", { class: "dcb-callback-intro", id: id + "-intro" });
+    els.phoneText = h("span", {});
+    els.phoneRequired = srOnly("");
+    els.phone = h("input", {
+      type: "tel",
+      id: id + "-phone",
+      name: "phone",
+      class: "dcb-callback-input",
+      autocomplete: "tel",
+      inputmode: "tel",
+      maxlength: "100",
+      "aria-required": "true",
+      "aria-describedby": id + "-phone-error",
+    });
+    els.phoneError = h("p", { class: "dcb-callback-field-error", id: id + "-phone-error", "data-testid": "callback-error", role: "alert", hidden: true });
+    els.nameText = h("span", {});
+    els.nameOptional = h("span", { class: "dcb-callback-optional" });
+    els.name = h("input", { type: "text", id: id + "-name", name: "name", class: "dcb-callback-input", autocomplete: "name", maxlength: "100" });
+    els.error = h("p", { class: "dcb-callback-error", role: "alert", hidden: true });
+    els.cancel = h("button", { type: "button", class: "dcb-callback-cancel" });
+    els.send = h("button", { type: "submit", class: "dcb-callback-send" });
+    els.form = h("form", { id: id, class: "dcb-callback-form", novalidate: true, "aria-describedby": els.intro.id, hidden: true }, [
+      els.intro,
+      h("div", { class: "dcb-callback-field" }, [
+        h("label", { for: els.phone.id, class: "dcb-callback-label" }, [els.phoneText, h("span", { class: "dcb-callback-mark", "aria-hidden": "true", text: " *" }), els.phoneRequired]),
+        els.phone,
+        els.phoneError,
+      ]),
+      h("div", { class: "dcb-callback-field" }, [
+        h("label", { for: els.name.id, class: "dcb-callback-label" }, [els.nameText, " ", els.nameOptional]),
+        els.name,
+      ]),
+      els.error,
+      h("div", { class: "dcb-callback-actions" }, [els.cancel, els.send]),
+    ]);
+    els.doneText = h("span", {});
+    els.done = h("p", { class: "dcb-callback-done", role: "status", tabindex: "-1", "data-testid": "callback-done", hidden: true }, [icon("check"), els.doneText]);
+    els.box = h("div", { class: "dcb-callback", "data-testid": "callback" }, [els.open, els.form, els.done]);
+    var sentPhone = "";
+    var sending = false;
+
+    function relabel() {
+      els.box.setAttribute("lang", state.locale);
+      // The offer's words are the server's (the dialog's language when it answered); ours if it sent none.
+      els.openLabel.textContent = serverLabel || t("callbackOffer");
+      els.form.setAttribute("aria-label", serverLabel || t("callbackOffer"));
+      els.intro.textContent = t("callbackIntro");
+      els.phoneText.textContent = t("callbackPhone");
+      els.phoneRequired.textContent = " (" + t("surveyMandatory") + ")";
+      els.nameText.textContent = t("callbackName");
+      els.nameOptional.textContent = "(" + t("callbackOptional") + ")";
+      els.phone.setAttribute("placeholder", t("callbackPlaceholder"));
+      els.cancel.textContent = t("callbackCancel");
+      els.send.textContent = sending ? t("callbackSending") : t("callbackSend");
+      els.doneText.textContent = t("callbackDone", { phone: sentPhone });
+    }
+
+    function fieldError(text) {
+      els.phoneError.textContent = text;
+      els.phoneError.hidden = false;
+      els.phone.setAttribute("aria-invalid", "true");
+      els.phone.focus();
+    }
+
+    function clearErrors() {
+      els.phoneError.hidden = true;
+      els.phone.removeAttribute("aria-invalid");
+      els.error.hidden = true;
+    }
+
+    function show() {
+      els.open.hidden = true;
+      els.open.setAttribute("aria-expanded", "true");
+      els.form.hidden = false;
+      els.phone.focus({ preventScroll: true });
+      els.form.scrollIntoView({ block: "nearest" });
+    }
+
+    function hide() {
+      clearErrors();
+      els.form.hidden = true;
+      els.open.hidden = false;
+      els.open.setAttribute("aria-expanded", "false");
+      els.open.focus({ preventScroll: true });
+    }
+
+    function refused(error) {
+      var server = (error && error.body) || {};
+      var message = typeof server.error === "string" && server.error ? server.error : "";
+      if (error && error.status === 400 && (server.field === "phone" || server.field === "phoneNumber")) {
+        var words = { MISSING_FIELD: "callbackMissing", INVALID_FIELD: "callbackInvalid" }[server.code];
+        fieldError(words ? t(words) : message || t("callbackInvalid"));
+        return;
+      }
+      els.error.textContent = error && error.status === 429 ? t("callbackTooMany") : (error && error.status === 400 && message) || t("callbackFailed");
+      els.error.hidden = false;
+    }
+
+    els.open.addEventListener("click", show);
+    els.cancel.addEventListener("click", hide);
+    els.phone.addEventListener("input", function () {
+      if (!els.phoneError.hidden) clearErrors();
+    });
+    els.form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (sending) return;
+      clearErrors();
+      sending = true;
+      els.send.disabled = els.cancel.disabled = true;
+      els.form.setAttribute("aria-busy", "true");
+      relabel();
+      var fields = { phone: els.phone.value, name: els.name.value, contextId: state.contextId, language: state.locale };
+      call("POST", "callback/" + encodeURIComponent(config.bot), fields)
+        .then(
+          function (result) {
+            sentPhone = (result && typeof result.phone === "string" && result.phone) || els.phone.value.trim();
+            els.form.hidden = true;
+            els.done.hidden = false;
+            relabel();
+            els.done.focus({ preventScroll: true });
+            els.done.scrollIntoView({ block: "nearest" });
+          },
+          refused
+        )
+        .finally(function () {
+          sending = false;
+          els.send.disabled = els.cancel.disabled = false;
+          els.form.removeAttribute("aria-busy");
+          relabel();
+        });
+    });
+
+    relabel();
+    callbackWidgets.push({ box: els.box, relabel: relabel });
+    return els.box;
+  }
+
+  function relabelCallbacks() {
+    // Those a new conversation took off the screen are forgotten.
+    callbackWidgets = callbackWidgets.filter(function (widget) {
+      if (widget.box.isConnected) widget.relabel();
+      return widget.box.isConnected;
+    });
   }
 
   // ---------------------------------------------------------------- personal data (GDPR)
@@ -3075,6 +3284,7 @@
     store.set(KEYS.locale, locale);
     ui.label();
     personalData.relabel();
+    relabelCallbacks();
   }
 
   // ---------------------------------------------------------------- boot
