@@ -25,6 +25,7 @@ from .backoffice.conflicts import WINS, conflicts
 from .backoffice.fields import FittingTextarea, MemberListField, PrettyJSONField
 from .backoffice.filters import LanguageFilter, SpaceFilter
 from .backoffice.languages import ItemPartsFormSet, check_language, language_field
+from .backoffice.plain_column import plain_cell
 from .backoffice.preview import preview_html, preview_view
 from .backoffice.tags import tree_order
 from .branches import validate_conditions
@@ -491,10 +492,14 @@ class GlobalSentenceForm(forms.ModelForm):
 @admin.register(GlobalSentence)
 class GlobalSentenceAdmin(BotScopedAdmin):
     form = GlobalSentenceForm
-    list_display = ["kind", "language", "text", "bot"]
+    list_display = ["kind", "language", "text_shown", "bot"]
     list_filter = ["kind", "language", ("bot", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["text"]
     fields = [("bot", "language", "kind"), "text"]
+
+    @admin.display(description=_("Text"), ordering="text")
+    def text_shown(self, sentence):
+        return plain_cell(sentence.text)
 
     def get_form(self, request, obj=None, **kwargs):
         request._knowledge_bot_id = obj.bot_id if obj else None

@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from unfold.admin import TabularInline
 from unfold.widgets import UnfoldAdminSelect2Widget
@@ -80,6 +81,21 @@ class LivechatSettingsAdmin(BotScopedAdmin):
         "operator_timeout_seconds",
         "visitor_gone_seconds",
     ]
+
+    def has_add_permission(self, request):
+        return False  # each bot's row is made with the bot (livechat/settings_rows.py)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a bot without its row would hide the values in force again
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        """Each setting's help says its default, so a changed value can be put back."""
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None and db_field.has_default() and db_field.name != "id":
+            default = db_field.get_default()
+            shown = (_("yes") if default else _("no")) if isinstance(default, bool) else default
+            field.help_text = format_lazy("{} {}", field.help_text, _("Default: %(value)s.") % {"value": shown})
+        return field
 
 
 class OpeningSlotInline(TabularInline):

@@ -19,12 +19,23 @@ class LivechatConfig(AppConfig):
         from .uploads import cleanup  # noqa: F401  (a visitor's file is deleted with its row)
 
         self.follow_supervision()
+        self.settings_with_every_bot()
 
         # The server status: the transport (the channel layer) and the queue, operators and dialogs.
         checks.register("livechat", status.transport)
         checks.register("livechat", status.queue, needs=["database"])
         volumes.register("connectedOperators", status.connected_operators)
         volumes.register("currentLivechatDialogs", status.current_livechat_dialogs)
+
+    @staticmethod
+    def settings_with_every_bot():
+        from django.db.models.signals import post_save
+
+        from bots.models import Bot
+
+        from .settings_rows import give_bot_its_settings
+
+        post_save.connect(give_bot_its_settings, sender=Bot, dispatch_uid="livechat.settings_row")
 
     @staticmethod
     def follow_supervision():

@@ -4,6 +4,7 @@ recorded in the history like the API's changes, and the read-only history itself
 from django import forms
 from django.contrib import admin
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 from unfold.admin import ModelAdmin
 
 from accounts.admin import ReadOnlyAdmin
@@ -13,7 +14,7 @@ from bots.admin_scoping import ScopedChoices
 from bots.models import Bot
 from bots.servlet.errors import ServletError
 
-from . import services
+from . import meaning, services
 from .models import AccountPreference, BotPreference, PreferenceChange
 
 VIA = "back office"
@@ -58,9 +59,18 @@ class AccountPreferenceForm(PreferenceForm):
 class PreferenceAdmin(ScopedChoices, ModelAdmin):
     """Rights: the preferences models' Django permissions (preferences.read / .edit in accounts/roles.py)."""
 
-    list_display = ["name", "value", "updated_by", "updated_at"]
+    list_display = ["name", "value_shown", "updated_by", "updated_at"]
     search_fields = ["name", "value"]
-    readonly_fields = ["updated_by", "updated_at"]
+    readonly_fields = ["stands_for", "updated_by", "updated_at"]
+
+    @admin.display(description=_("Value"), ordering="value")
+    def value_shown(self, preference):
+        return meaning.value_with_meaning(preference.value, meaning.owner_bots(preference))
+
+    @admin.display(description=_("Stands for"))
+    def stands_for(self, preference):
+        """A UUID value's object, by name (the value itself stays the UUID, as the API reads it)."""
+        return meaning.stands_for(preference.value, meaning.owner_bots(preference)) or "—"
 
     def save_model(self, request, obj, form, change):
         if change and "name" in form.changed_data:
@@ -118,13 +128,21 @@ class AccountPreferenceAdmin(PreferenceAdmin):
 
 @admin.register(PreferenceChange)
 class PreferenceChangeAdmin(ReadOnlyAdmin, ScopedChoices, ModelAdmin):
-    list_display = ["changed_at", "scope", "owner", "name", "old_value", "new_value", "changed_by_login", "via"]
+    list_display = ["changed_at", "scope", "owner", "name", "old_shown", "new_shown", "changed_by_login", "via"]
     list_filter = ["scope", "via"]
     search_fields = ["name", "changed_by_login"]
     list_select_related = ["bot", "account"]
 
     def owner(self, change):
         return change.bot or change.account
+
+    @admin.display(description=_("Old value"))
+    def old_shown(self, change):
+        return meaning.value_with_meaning(change.old_value, meaning.owner_bots(change))
+
+    @admin.display(description=_("New value"))
+    def new_shown(self, change):
+        return meaning.value_with_meaning(change.new_value, meaning.owner_bots(change))
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)

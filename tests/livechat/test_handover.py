@@ -77,7 +77,7 @@ def test_full_operators_queue_visitors_in_order_with_their_place_and_wait(team, 
 
 
 def test_a_full_queue_means_nobody_is_available(team, new_visitor, demo_bot):
-    LivechatSettings.objects.create(bot=demo_bot, queue_per_operator=1)
+    LivechatSettings.objects.filter(bot=demo_bot).update(queue_per_operator=1)
     Operator.objects.filter(pk=team.marc.pk).update(status="away")
     Operator.objects.filter(pk=team.lea.pk).update(max_dialogs=1)
     first, second, third = new_visitor(), new_visitor(), new_visitor()
@@ -170,7 +170,7 @@ def test_too_many_misunderstood_hands_over_only_where_the_bot_enables_it(team, n
     assert values["typeResponse"] == "GBTooManyMisunderstoodQuestions"
     assert lost.live_request() is None
 
-    LivechatSettings.objects.create(bot=demo_bot, handover_on_too_many_misunderstood=True)
+    LivechatSettings.objects.filter(bot=demo_bot).update(handover_on_too_many_misunderstood=True)
     helped = new_visitor()
     for _ in range(3):
         values = helped.talk("zorglub blip blop")
@@ -179,7 +179,7 @@ def test_too_many_misunderstood_hands_over_only_where_the_bot_enables_it(team, n
 
 
 def test_live_chat_switched_off_for_the_bot_leaves_the_bot_answer(team, visitor, demo_bot):
-    LivechatSettings.objects.create(bot=demo_bot, enabled=False)
+    LivechatSettings.objects.filter(bot=demo_bot).update(enabled=False)
     values = visitor.ask_for_human()
     assert values["text"] == "Je vous mets en relation avec un conseiller."
     assert visitor.live_request() is None

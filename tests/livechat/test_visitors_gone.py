@@ -88,7 +88,9 @@ def test_a_live_visitor_whose_chatbox_closed_ends_the_dialog_and_frees_the_opera
 
 def test_the_grace_time_is_the_bots_and_0_never_drops(live_and_queued, demo_bot):
     _, queued = live_and_queued
-    rules = LivechatSettings.objects.create(bot=demo_bot, visitor_gone_seconds=200)
+    rules = LivechatSettings.objects.get(bot=demo_bot)  # made with the bot
+    rules.visitor_gone_seconds = 200
+    rules.save()
     away(queued, 150)
     assert sweep()["gone"] == 0
     rules.visitor_gone_seconds = 0
