@@ -5,7 +5,7 @@ and the callbacks."""
 from django.contrib import admin
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from unfold.admin import TabularInline
@@ -72,15 +72,36 @@ class OperatorAdmin(AccountScopedAdmin):
 class LivechatSettingsAdmin(BotScopedAdmin):
     """Each bot's live-chat settings: everyone of the account reads them; supervisors change them."""
 
-    list_display = [
-        "bot",
-        "enabled",
-        "handover_on_too_many_misunderstood",
-        "queue_per_operator",
-        "visitor_timeout_seconds",
-        "operator_timeout_seconds",
-        "visitor_gone_seconds",
-    ]
+    # Every value in force on one 1366 px screen: the timeouts share a column, one per line.
+    list_display = ["bot", "enabled", "on_misunderstood", "queue_places", "timeouts", "callback_offered"]
+
+    @admin.display(description=_("Hand over when misunderstood"), boolean=True)
+    def on_misunderstood(self, rules):
+        return rules.handover_on_too_many_misunderstood
+
+    @admin.display(description=_("Queue places per operator"), ordering="queue_per_operator")
+    def queue_places(self, rules):
+        return rules.queue_per_operator
+
+    @admin.display(description=_("Callback offered"), boolean=True)
+    def callback_offered(self, rules):
+        return rules.offer_callback
+
+    @admin.display(description=_("Timeouts"))
+    def timeouts(self, rules):
+        gone = rules.visitor_gone_seconds
+        lines = [
+            (_("queue"), f"{rules.queue_timeout_seconds} s"),
+            (_("silent visitor"), f"{rules.visitor_timeout_seconds} s"),
+            (_("warned before"), f"{rules.visitor_warning_seconds} s"),
+            (_("silent operator"), f"{rules.operator_timeout_seconds} s"),
+            (_("visitor gone"), f"{gone} s" if gone else _("never")),  # 0: the grace time is off
+        ]
+        return format_html_join(
+            "",
+            '<div class="whitespace-nowrap">{}</div>',
+            ((_("%(kind)s: %(name)s") % {"kind": label, "name": value},) for label, value in lines),
+        )
 
     def has_add_permission(self, request):
         return False  # each bot's row is made with the bot (livechat/settings_rows.py)

@@ -50,7 +50,7 @@ def add_form_data(response) -> dict:
     """What the add page's form and inline formsets would send untouched (initial values, empty inlines)."""
     form = response.context["adminform"].form
     data = {}
-    for name, field in form.fields.items():
+    for name in form.fields:
         value = form[name].value()
         if value not in (None, False, ""):
             data[name] = value
@@ -101,7 +101,9 @@ def test_the_list_shows_each_bots_values_and_no_second_row_can_be_made(administr
     assert [row.bot for row in rows] == [demo_bot]
     body = page.content.decode()
     assert "No results found" not in body
-    assert "240" in body and "300" in body and "90" in body  # the changed value and the defaults in force
+    # The changed value and the defaults in force, one timeout a line.
+    for line in ("silent operator: 240 s", "silent visitor: 300 s", "queue: 900 s", "visitor gone: 90 s"):
+        assert line in body
     assert administrator.get("/admin/livechat/livechatsettings/add/").status_code == 403
     with pytest.raises(IntegrityError), transaction.atomic():
         LivechatSettings.objects.create(bot=demo_bot)
@@ -120,7 +122,9 @@ def test_the_form_edits_the_values_and_says_each_default(administrator, demo_bot
     assert response.status_code == 302
     rules.refresh_from_db()
     assert rules.queue_timeout_seconds == 600
-    assert administrator.post(f"/admin/livechat/livechatsettings/{rules.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert (
+        administrator.post(f"/admin/livechat/livechatsettings/{rules.pk}/delete/", {"post": "yes"}).status_code == 403
+    )
 
 
 # 2. Preferences named by their UUID's object
@@ -136,9 +140,10 @@ def test_a_uuid_preference_shows_its_groups_name_in_the_list_the_form_and_the_hi
     assert "Matching group: Non" in listing
     form = administrator.get(f"/admin/preferences/botpreference/{preference.pk}/change/").content.decode()
     assert "Matching group: Non" in form and str(group.uuid) in form
-    assert "Groupe de correspondance : Non" in french(administrator).get(
-        "/admin/preferences/botpreference/"
-    ).content.decode()
+    assert (
+        "Groupe de correspondance : Non"
+        in french(administrator).get("/admin/preferences/botpreference/").content.decode()
+    )
     preference.refresh_from_db()
     assert preference.value == str(group.uuid)  # stored as it was
 
