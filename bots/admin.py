@@ -4,6 +4,7 @@ and their server errors (read-only)."""
 from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from unfold.admin import TabularInline
 from unfold.widgets import UnfoldAdminSelect2Widget
@@ -37,9 +38,9 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
     list_display = ["name", "uuid", "account", "default_language", "items", "try_it"]
     list_filter = ["account", "default_language"]
     search_fields = ["name", "uuid"]
-    readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access", "learning"]
+    readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access", "learning", "knowledge_base"]
     fieldsets = [
-        (None, {"fields": ["name", "uuid", "account", "api_access", "learning"]}),
+        (None, {"fields": ["name", "uuid", "account", "api_access", "learning", "knowledge_base"]}),
         ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood", "time_zone"]}),
         (_("Export by e-mail"), {"fields": [MAIL_CAP_FIELD]}),
         ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
@@ -98,6 +99,17 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
             reverse("admin:knowledge_misunderstoodinput_changelist") + f"?bot={bot.pk}",
             reverse("admin:knowledge_ignoredgroup_changelist"),
             bot.pk,
+        )
+
+    @admin.display(description=_("Knowledge base"))
+    def knowledge_base(self, bot):
+        """The bot's import / export page (knowledge/backoffice/exchange.py): every role may export (knowledge.read)."""
+        if not bot.pk:
+            return "-"
+        return format_html(
+            '<a href="{}" data-testid="bot-kb-exchange">{}</a>',
+            reverse("admin:knowledge_exchange", args=[bot.pk]),
+            gettext("Import, export or delete the knowledge base"),
         )
 
 

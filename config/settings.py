@@ -274,6 +274,12 @@ UNFOLD = {
                     _sidebar_entry(_("Matching groups"), "join", "knowledge", "matchinggroup"),
                     _sidebar_entry(_("Global sentences"), "chat", "knowledge", "globalsentence"),
                     _sidebar_entry(_("Gallery"), "image", "knowledge", "galleryimage"),
+                    {
+                        "title": _("Import / export"),
+                        "icon": "swap_vert",
+                        "link": "/admin/knowledge/exchange/",
+                        "permission": "knowledge.backoffice.exchange.may_view",  # knowledge/backoffice/exchange.py
+                    },
                     _sidebar_entry(_("Surveys"), "ballot", "dialogs", "survey"),
                 ],
             },

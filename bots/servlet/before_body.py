@@ -28,7 +28,7 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest
 from django.core.handlers.wsgi import WSGIRequest
-from django.db import close_old_connections
+from django.db import connections
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import Resolver404, resolve
 from rest_framework.exceptions import MethodNotAllowed
@@ -87,11 +87,20 @@ def has_body(content_length: int | None, transfer_encoding: str) -> bool:
 def answer_before_body(door: Door, request) -> HttpResponseBase | None:
     """The view's answer from the headers alone, or None to let the request go on. Runs on a thread; its
     database connection is given back as channels' database_sync_to_async does."""
-    close_old_connections()
+    _close_old_connections()
     try:
         return _answer(door, request)
     finally:
-        close_old_connections()
+        _close_old_connections()
+
+
+def _close_old_connections() -> None:
+    """Django's close_old_connections, but never a connection inside a transaction: the WSGI middleware runs
+    in the caller's thread, where a test's transaction wraps the request (closing it ended the test's
+    transaction: every later query failed, on PostgreSQL; a served request is never inside one)."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:
+            conn.close_if_unusable_or_obsolete()
 
 
 def _answer(door: Door, request) -> HttpResponseBase | None:

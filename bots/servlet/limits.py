@@ -8,11 +8,12 @@ Each URL has a body limit (`limit_for`):
   JavaScript stack trace of that size makes a body of about 37 KB, so 64 KB leaves room and still refuses
   a hostile body after one socket read;
 - the knowledge-base, bot-data and gallery imports: KB_UPLOAD_MAX_BYTES (50 MB), the same limit
-  knowledge/api/uploads.py checks again while the file streams to disk;
+  knowledge/api/uploads.py checks again while the file streams to disk; the back office's import page
+  (knowledge/backoffice/exchange.py) too;
 - the chatbox's file upload (`/servlet/fileupload`, `/fileupload`): CHAT_UPLOAD_MAX_BYTES (10 MB), the
   same limit livechat/uploads checks again on the file it received;
 - everything else (the back office's forms, the other servlet calls): DATA_UPLOAD_MAX_MEMORY_SIZE (5 MB).
-  The back office has no file upload, so nothing legitimate comes near it.
+  The back office's only large upload is the knowledge base import above.
 
 A body over its limit is refused with 413 and the servlet error shape (`TOO_LARGE`, `maxBytes`), and the
 connection is closed, so a server never reads the rest of it:
@@ -68,7 +69,9 @@ LINGER_SECONDS = 2.0
 READ_BYTES = 64 * KB
 
 CHAT_PATH = re.compile(r"^/(?:servlet/)?(?:api/chat/|chatHttp/?$)")
-IMPORT_PATH = re.compile(r"^/(?:servlet/)?api/bot/(?:knowledgebase|data|gallery)/import/")
+IMPORT_PATH = re.compile(
+    r"^/(?:(?:servlet/)?api/bot/(?:knowledgebase|data|gallery)/import/|admin/knowledge/exchange/[0-9]+/import/)"
+)
 UPLOAD_PATH = re.compile(r"^/(?:servlet/)?fileupload/?$")
 UPLOAD_DEFAULT = 10 * MB
 STATUS_LINE = f"413 {HTTPStatus(413).phrase}"

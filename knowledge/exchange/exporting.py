@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Case, Q, Value, When
 
 from bots.models import Bot
 
@@ -90,7 +90,7 @@ def _knowledge_base(writer, bot, *, gallery: bool, preferences: bool, progress):
     writer.open_section("knowledgeItems")
     written = 0
     for batch in _item_batches(bot):
-        for item in _items_with_parts(batch, space_names, tag_ids):
+        for item in _items_with_parts(batch, space_names, tag_ids, bot.default_language):
             writer.knowledge_item(item)
         written += len(batch)
         if progress is not None:
@@ -196,12 +196,15 @@ def _item_batches(bot) -> Iterator[list[tuple]]:
             yield batch
 
 
-def _items_with_parts(batch, space_names, tag_ids) -> Iterator[records.KnowledgeItem]:
+def _items_with_parts(batch, space_names, tag_ids, default_language: str) -> Iterator[records.KnowledgeItem]:
     ids = [row[1] for row in batch]
     formulations: dict[int, list] = {}
+    # The bot's default language first, then the others by code: an import numbers formulations in file
+    # order, and lists show an item's first one, so a round trip keeps what people see ("Bonjour", not "Hello").
+    default_first = Case(When(language=default_language, then=Value(0)), default=Value(1))
     for item_id, language, text, rewordable in (
         Formulation.objects.filter(item_id__in=ids)
-        .order_by("item_id", "language", "position", "id")
+        .order_by("item_id", default_first, "language", "position", "id")
         .values_list("item_id", "language", "text", "rewordable")
     ):
         formulations.setdefault(item_id, []).append((language, text, rewordable))

