@@ -9,7 +9,7 @@ ABOUT = {
         "form; you answer each one here by sending the data, deleting it or ignoring the request."
     ),
     "knowledge.galleryimage": _(
-        "Images your answers can show. Add one with the button below, or they come with a knowledge-base import."
+        "Images your answers can show. Editors upload them here, or they come with a knowledge-base import."
     ),
     "knowledge.ignoredgroup": _(
         "Groups of misunderstood questions set aside from learning, with the reason. A group lands here when "

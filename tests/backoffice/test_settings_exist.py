@@ -178,7 +178,7 @@ def test_ignored_groups_and_the_gallery_say_how_they_fill(staff):
     assert "A group lands here when someone ignores it" in ignored
     assert "Create a new item" not in ignored
     gallery = staff.get("/admin/knowledge/galleryimage/").content.decode()
-    assert "they come with a knowledge-base import" in gallery
+    assert "Editors upload them here, or they come with a knowledge-base import" in gallery
     assert "/admin/knowledge/galleryimage/add/" in gallery  # images are added by hand too
 
 
