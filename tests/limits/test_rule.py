@@ -33,6 +33,15 @@ def test_imports_have_the_upload_limit(kind, prefix, settings):
     assert (limit.max_bytes, limit.setting) == (7 * MB, "KB_UPLOAD_MAX_BYTES")
 
 
+def test_the_back_office_s_import_page_has_the_upload_limit(settings):
+    """The import of knowledge/backoffice/exchange.py: its page and other admin forms keep the form limit."""
+    settings.KB_UPLOAD_MAX_BYTES = 7 * MB
+    limit = limit_for("/admin/knowledge/exchange/12/import/")
+    assert (limit.max_bytes, limit.setting) == (7 * MB, "KB_UPLOAD_MAX_BYTES")
+    for path in ("/admin/knowledge/exchange/12/", "/admin/knowledge/exchange/12/delete/"):
+        assert limit_for(path).setting == "DATA_UPLOAD_MAX_MEMORY_SIZE"
+
+
 @pytest.mark.parametrize(
     "path",
     ["/admin/login/", "/no/such/page", f"/servlet/api/bot/knowledgebase/export/{BOT}", "/servlet/api/bousers"],
