@@ -22,6 +22,7 @@ shot = screenshots("kb-exchange", full_page=True)
 TEXTS = {
     "en": {
         "sidebar": "Import / export",
+        "colon": ": ",
         "download": "Download the XML file",
         "import": "Import the file",
         "sending": "Sending the file:",
@@ -37,6 +38,7 @@ TEXTS = {
     },
     "fr": {
         "sidebar": "Import / export",
+        "colon": " : ",
         "download": "Télécharger le fichier XML",
         "import": "Importer le fichier",
         "sending": "Envoi du fichier :",
@@ -85,7 +87,7 @@ def test_an_editor_exports_imports_and_deletes_the_knowledge_base(
         expect(page.get_by_test_id("kb-exchange")).to_be_visible()
         page.goto(live_server.url + "/admin/")
         page.get_by_role("link", name=text["sidebar"]).first.click()
-        expect(page.get_by_test_id("holds")).to_contain_text(f"{text['items']}: {items}")
+        expect(page.get_by_test_id("holds")).to_contain_text(f"{text['items']}{text['colon']}{items}")
         shot(page, f"{language}-01-page")
 
         # Export: a download of the XML file, the gallery included.
@@ -145,7 +147,7 @@ def test_an_editor_exports_imports_and_deletes_the_knowledge_base(
         page.get_by_role("button", name=text["yes"]).click()
         expect(page.get_by_text(text["deleted"])).to_be_visible()
         assert not KnowledgeItem.objects.filter(bot=bot).exists()
-        expect(page.get_by_test_id("holds")).to_contain_text(f"{text['items']}: 0")
+        expect(page.get_by_test_id("holds")).to_contain_text(f"{text['items']}{text['colon']}0")
         shot(page, f"{language}-06-deleted")
     finally:
         context.close()
@@ -160,5 +162,35 @@ def test_a_reader_sees_export_only(browser, live_server, demo_bot_live):  # noqa
         expect(page.get_by_test_id("import")).to_have_count(0)
         expect(page.get_by_test_id("delete")).to_have_count(0)
         shot(page, "en-07-reader")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_page_follows_the_vectors_progress(browser, live_server, demo_bot_live, language):  # noqa: F811
+    """Vectors still being computed (as after an import with embeddings): the page shows how far, and its
+    script polls the status URL until they are done."""
+    from django.utils import timezone
+
+    from knowledge.vectors.models import VectorJob
+
+    bot = demo_bot_live
+    total = Formulation.objects.filter(item__bot=bot).count()
+    job = VectorJob.objects.create(bot=bot, state="running", done=40, total=total, scheduled_at=timezone.now())
+    editor, _ = make_persona(Account.objects.get(name="Demo"), Role.EDITOR, login=f"vera-{language}")
+    context, page = open_as(browser, live_server, editor, language)
+    try:
+        page.goto(f"{live_server.url}/admin/knowledge/exchange/{bot.pk}/")
+        vectors = page.get_by_test_id("vectors-text")
+        expect(vectors).to_contain_text(f"40 {'of' if language == 'en' else 'sur'} {total}")
+        shot(page, f"{language}-08-vectors-running")
+        job.state, job.done = "done", total
+        job.save()
+        done = "The bot answers with its full matcher." if language == "en" else "correspondance complète"
+        expect(vectors).to_contain_text(done)  # polled every 2 s
+        expect(page.get_by_test_id("vectors")).to_have_attribute("data-state", "done")
+        expect(page.locator("[data-testid=vectors] .bar span")).to_have_attribute("style", "width: 100%;")
+        page.wait_for_timeout(400)  # the bar's 0.2 s transition, for the screenshot
+        shot(page, f"{language}-09-vectors-done")
     finally:
         context.close()
