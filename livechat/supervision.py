@@ -44,16 +44,6 @@ def find_dialog(operator: Operator, conversation_id) -> Dialog:
     return dialog
 
 
-def open_request(dialog: Dialog, *, lock: bool = False) -> LivechatRequest | None:
-    requests = LivechatRequest.objects.filter(dialog=dialog, status__in=[R.QUEUED, R.ASSIGNED])
-    if lock:
-        requests = requests.select_for_update(of=("self",))
-    request = requests.select_related("operator__user", "competency").first()
-    if request is not None:
-        request.dialog = dialog
-    return request
-
-
 def summary(dialog: Dialog, request: LivechatRequest | None, operator: Operator, monitored: set[int]) -> dict:
     """A dialog in the All view, the search's results and the reading pane."""
     holder = request.operator if request is not None and request.status == R.ASSIGNED else None
@@ -146,7 +136,7 @@ def read(operator: Operator, conversation_id) -> dict:
     """A dialog's whole transcript with its staff notes; for a supervisor on a monitored bot, reading along."""
     dialog = find_dialog(operator, conversation_id)
     monitored = supervisors.monitored_bot_ids(operator.account_id)
-    request = open_request(dialog)
+    request = assignment.open_request_of(dialog)
     rows = Interaction.objects.filter(dialog=dialog).order_by("created_at", "pk")
     messages = staff_notes.merged(dialog.pk, [panel.message(row) for row in rows])
     dialog.last_line = preview(dialog)
@@ -173,7 +163,7 @@ def note(operator: Operator, text, *, request_id=None, conversation_id=None, now
             its_operator = request.operator_id == operator.pk
         else:
             dialog = find_dialog(operator, conversation_id)
-            request = open_request(dialog)
+            request = assignment.open_request_of(dialog)
             its_operator = request is not None and request.operator_id == operator.pk
         live = request if request is not None and request.status == R.ASSIGNED else None
         if not its_operator or (live is not None and live.operator_id != operator.pk):
@@ -198,7 +188,7 @@ def join(operator: Operator, conversation_id, now=None) -> dict:
     with transaction.atomic():
         dialog = find_dialog(operator, conversation_id)
         supervisors.require_monitored(dialog.bot)
-        request = open_request(dialog, lock=True)
+        request = assignment.open_request_of(dialog, lock=True)
         if request is None or request.status != R.ASSIGNED:
             raise Conflict(
                 "No operator holds this dialog: take it over to answer its visitor.", code="NOT_WITH_AN_OPERATOR"
@@ -231,7 +221,7 @@ def take_over(operator: Operator, conversation_id, now=None) -> dict:
         operator.refresh_from_db(fields=["status", "active_dialogs", "max_dialogs"])
         if operator.status == Operator.Status.OFFLINE:
             raise Conflict("You are offline: set your availability before taking a dialog.", code="OPERATOR_OFFLINE")
-        request = open_request(dialog, lock=True)
+        request = assignment.open_request_of(dialog, lock=True)
         if request is not None and request.operator_id == operator.pk and request.status == R.ASSIGNED:
             raise Conflict("This dialog is yours already.", code="ALREADY_YOURS")
         if request is None:

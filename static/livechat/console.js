@@ -2192,6 +2192,9 @@
     sanitize: sanitize,
     toast: toast,
     isMine: isMine,
+    el: el,
+    icon: icon,
+    clear: clear,
     push: function (message) { var handler = HANDLERS[message.type]; if (handler) handler(message); }
   };
 

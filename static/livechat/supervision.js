@@ -32,33 +32,8 @@
 
   function $(id) { return document.getElementById(id); }
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (key) {
-      var value = attrs[key];
-      if (value === null || value === undefined || value === false) return;
-      if (key.indexOf("on") === 0) node.addEventListener(key.slice(2), value);
-      else if (key === "text") node.textContent = value;
-      else node.setAttribute(key, value === true ? "" : String(value));
-    });
-    (children || []).forEach(function (child) {
-      if (child === null || child === undefined) return;
-      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-    });
-    return node;
-  }
-
-  function icon(name) {
-    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-    svg.setAttribute("class", "icon");
-    svg.setAttribute("aria-hidden", "true");
-    var use = document.createElementNS("http://www.w3.org/2000/svg", "use");
-    use.setAttribute("href", "#i-" + name);
-    svg.appendChild(use);
-    return svg;
-  }
-
-  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  // The console's own DOM helpers (one way to build a node, an icon, an empty list).
+  var el = C.el, icon = C.icon, clear = C.clear;
 
   var clockFormat = new Intl.DateTimeFormat(LANG, { hour: "2-digit", minute: "2-digit" });
   var relative = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat(LANG, { numeric: "auto", style: "short" }) : null;

@@ -16,9 +16,7 @@ import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from knowledge.exchange.generate import generated_records
-from knowledge.xml import records
-from knowledge.xml.writer import KnowledgeBaseWriter
+from knowledge.exchange.generate import generated_records, write_generated_file
 from tests.conftest import decode
 from tests.servers import ADMIN_PASSWORD, BOT_UUID, Browser, Platform
 
@@ -36,27 +34,7 @@ TALK = f"/servlet/api/chat/talk/{BOT_UUID}"
 
 def knowledge_file(path: Path, first_item_id: int) -> bytes:
     """The generated knowledge base, its items numbered from `first_item_id`."""
-    writer = KnowledgeBaseWriter(records.Header(bot_name="Generated bot"))
-    sections = {
-        "languages": ("languages", writer.language, {"default": "fr"}),
-        "spaces": ("spaces", writer.space, None),
-        "tags": ("tags", writer.tag, None),
-        "groups": ("matchingGroups", writer.matching_group, None),
-        "items": ("knowledgeItems", writer.knowledge_item, None),
-        "sentences": ("globalSentences", writer.global_sentence, None),
-    }
-    current = None
-    with open(path, "wb") as out:
-        for section, record in generated_records(ITEMS, FORMULATIONS, first_item_id=first_item_id):
-            if section != current:
-                if current is not None:
-                    writer.close_section()
-                name, _, attrib = sections[section]
-                writer.open_section(name, attrib)
-                current = section
-            sections[section][1](record)
-        writer.close_section()
-        out.write(writer.take() + writer.finish())
+    write_generated_file(path, ITEMS, FORMULATIONS, first_item_id=first_item_id)
     return path.read_bytes()
 
 
