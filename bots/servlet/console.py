@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from bots.models import DEMO_BOT_UUID
 
+from .chat_fields import describe_chat_fields
 from .examples import EXAMPLES
 
 # A body's media types in the order the console offers them: a form first, so that "Try it out" shows one
@@ -102,7 +103,8 @@ def one_prefix(endpoints, **kwargs):
 
 
 def front_matter(result, generator, request, public):
-    """Postprocessing hook: the intro, the groups described, answers described, forms first, examples."""
+    """Postprocessing hook: the intro, the groups described, answers described, forms first, examples, every
+    chat field's meaning."""
     result["info"]["description"] = INTRO.strip()
     used = {
         tag for item in result["paths"].values() for operation in item.values() for tag in operation.get("tags", [])
@@ -118,6 +120,7 @@ def front_matter(result, generator, request, public):
                     parameter.setdefault("example", DEMO_BOT_UUID)
     for call, example in EXAMPLES.items():
         add_example(result, call, example)
+    describe_chat_fields(result)
     blank_form_fields(result)
     return result
 

@@ -32,9 +32,24 @@ class ServletAutoSchema(AutoSchema):
         documented answers, so the console's Authorize reaches every protected call, whichever base
         class its view has (some check credentials themselves, without authentication classes)."""
         operation = super().get_operation(*args, **kwargs)
-        if operation is not None and "401" in operation["responses"] and not operation.get("security"):
+        if operation is None:
+            return None
+        if "401" in operation["responses"] and not operation.get("security"):
             operation["security"] = self.servlet_security()
+        self.keep_own_path_parameters(operation)
         return operation
+
+    def keep_own_path_parameters(self, operation: dict) -> None:
+        """A view routed with and without an optional path part (export/{bot_uuid} and
+        export/{bot_uuid}/{exclude_gallery}) declares that part once, for both routes: the route without it
+        then documented a required path field it cannot take, and the console refused to send it."""
+        own = set(re.findall(r"{(\w+)}", self.path))
+        if "parameters" in operation:
+            operation["parameters"] = [
+                parameter
+                for parameter in operation["parameters"]
+                if parameter["in"] != "path" or parameter["name"] in own
+            ]
 
     def servlet_security(self) -> list[dict]:
         scheme = OpenApiAuthenticationExtension.get_match(ServletAuthorization())
