@@ -4,10 +4,10 @@ the old servlet paths, the back office, the API console and the demo chatbox."""
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.views import SpectacularSwaggerView
 
 from accounts.pages import authentication_page
 from bots.servlet.console import ConsoleSchemaView
+from bots.servlet.console_page import ConsolePageView
 from livechat.api.views import ChatHttpView
 
 servlet_api = [
@@ -42,7 +42,7 @@ urlpatterns = [
     path("servlet/authentication.html", authentication_page, name="authentication-page"),
     path("authentication.html", authentication_page),
     path("servlet/api/schema/", ConsoleSchemaView.as_view(), name="api-schema"),
-    path("servlet/api/doc/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-console"),
+    path("servlet/api/doc/", ConsolePageView.as_view(url_name="api-schema"), name="api-console"),
     # The old servlet's chat call (CV5's polling form of the live-chat frames), with or without /servlet.
     re_path(r"^(?:servlet/)?chatHttp/?$", ChatHttpView.as_view(), name="chat-http"),
     path("livechat/", include("livechat.pages")),

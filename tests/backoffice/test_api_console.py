@@ -149,12 +149,14 @@ def test_talk_from_the_console_answers_with_the_knowledge(page, live_server, dem
     field("userInput").fill("Comment faire un virement ?")
     status, body = console.execute(talk)
     assert status == 200, body
-    # Swagger UI sends the empty fields too, as empty values: the servlet reads them as absent.
+    # Swagger UI sends the empty fields too, as empty values: the servlet reads them as absent. The console
+    # makes its talks test dialogs (static/servlet/api_console.js).
     sent = parse_qsl(console.sent[-1]["body"], keep_blank_values=True)
     assert {name: value for name, value in sent if value} == {
         "userInput": "Comment faire un virement ?",
         "language": "fr",
         "space": "Defaut",
+        "qualificationMode": "true",
     }
     answer = json.loads(body)
     assert answer["type"] == "talkResponse"
