@@ -241,6 +241,8 @@ class ApiAccessAdmin(MadeElsewhere, AccountScopedAdmin):
 
     list_display = ["name", "bot_uuid", "account", "links"]
     search_fields = ["name", "uuid"]
+    # Over the list: where the token comes from and the console that uses it (servlet-api.md §1, §3).
+    list_before_template = "admin/accounts/botapiaccess/links.html"
 
     def get_queryset(self, request):
         queryset = BotApiAccess.objects.select_related("account")

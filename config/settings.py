@@ -244,17 +244,7 @@ LOGIN_REDIRECT_URL = "/admin/"
 CSRF_FAILURE_VIEW = "accounts.error_pages.csrf_failure"
 
 
-def _sidebar_entry(title, icon: str, app: str, model: str) -> dict:
-    """A sidebar link to a model's list, shown to those allowed to view it (their role's group gives it)."""
-    return {
-        "title": title,
-        "icon": icon,
-        "link": f"/admin/{app}/{model}/",
-        "permission": lambda request: request.user.has_perm(f"{app}.view_{model}"),
-    }
-
-
-# The back office (django-unfold): its name, and the live-chat console in the sidebar for those who operate.
+# The back office (django-unfold): its name, its home page per role and its sidebar of every page a role may open.
 UNFOLD = {
     "SITE_TITLE": _("Back office"),
     "SITE_HEADER": "Bot platform",
@@ -262,92 +252,13 @@ UNFOLD = {
     "SITE_SYMBOL": "smart_toy",
     "SHOW_LANGUAGES": True,  # the language switcher (English / Français) in the user menu
     "SHOW_HISTORY": True,
+    # The home page: each role's figures and pages (accounts/dashboard.py).
+    "DASHBOARD_CALLBACK": "accounts.dashboard.dashboard",
     "SIDEBAR": {
         "show_search": True,
-        "show_all_applications": True,
-        "navigation": [
-            {
-                "title": _("Knowledge"),
-                "items": [
-                    _sidebar_entry(_("Knowledge items"), "quiz", "knowledge", "knowledgeitem"),
-                    _sidebar_entry(_("Tags"), "label", "knowledge", "tag"),
-                    _sidebar_entry(_("Matching groups"), "join", "knowledge", "matchinggroup"),
-                    _sidebar_entry(_("Global sentences"), "chat", "knowledge", "globalsentence"),
-                    _sidebar_entry(_("Gallery"), "image", "knowledge", "galleryimage"),
-                    {
-                        "title": _("Import / export"),
-                        "icon": "swap_vert",
-                        "link": "/admin/knowledge/exchange/",
-                        "permission": "knowledge.backoffice.exchange.may_view",  # knowledge/backoffice/exchange.py
-                    },
-                    _sidebar_entry(_("Surveys"), "ballot", "dialogs", "survey"),
-                ],
-            },
-            {
-                "title": _("Bots"),
-                "items": [
-                    _sidebar_entry(_("Bots"), "smart_toy", "bots", "bot"),
-                    _sidebar_entry(_("Bot preferences"), "tune", "preferences", "botpreference"),
-                    _sidebar_entry(_("API access"), "key", "accounts", "botapiaccess"),
-                ],
-            },
-            {
-                "title": _("Live chat"),
-                "items": [
-                    {
-                        "title": _("Live chat console"),
-                        "icon": "support_agent",
-                        "link": "/livechat/",
-                        "permission": "livechat.context.may_open_console",
-                    }
-                ],
-            },
-            {
-                "title": _("Analytics"),
-                "items": [
-                    {
-                        "title": _("Bot analytics"),
-                        "icon": "monitoring",
-                        "link": "/admin/bots/analytics/",
-                        "permission": "bots.analytics.admin.may_view",  # bots/analytics/admin.py
-                    }
-                ],
-            },
-            {
-                "title": _("Learning"),
-                "items": [
-                    {
-                        "title": _("Dialogs"),
-                        "icon": "forum",
-                        "link": "/admin/dialogs/dialog/",
-                        "permission": "dialogs.backoffice.admin.may_view",  # dialogs/backoffice/admin.py
-                    },
-                    {
-                        "title": _("Misunderstood questions"),
-                        "icon": "psychology_alt",
-                        "link": "/admin/knowledge/misunderstoodinput/",
-                        "permission": "knowledge.learning.admin.may_view",  # knowledge/learning/admin.py
-                    },
-                    {
-                        "title": _("Ignored questions"),
-                        "icon": "visibility_off",
-                        "link": "/admin/knowledge/ignoredgroup/",
-                        "permission": "knowledge.learning.admin.may_view_ignored",
-                    },
-                ],
-            },
-            {
-                "title": _("Data protection"),
-                "items": [
-                    {
-                        "title": _("GDPR requests"),
-                        "icon": "policy",
-                        "link": "/admin/dialogs/gdprrequest/",
-                        "permission": "dialogs.gdpr.admin.may_view",  # dialogs/gdpr/admin.py
-                    },
-                ],
-            },
-        ],
+        "show_all_applications": False,  # the navigation holds every page: no "All applications" detour
+        # Every page a role may open, in the groups the pages' titles name (accounts/navigation.py).
+        "navigation": "accounts.navigation.sidebar",
     },
 }
 

@@ -73,10 +73,10 @@ def check_lists(page, server, language: str):
 
 
 def test_the_user_chooses_french_and_every_page_follows(page, live_server):
-    expect(page.get_by_text("All applications")).to_be_visible()  # English despite the French browser
+    expect(page.get_by_text("Live chat now")).to_be_visible()  # English despite the French browser (home card)
     shot(page, "10-english-index")
     choose(page, "Français")
-    expect(page.get_by_text("Toutes les applications")).to_be_visible()  # the theme's string
+    expect(page.get_by_text("Live chat en ce moment")).to_be_visible()  # the home page's card
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     expect(page.locator("body")).to_contain_text("Comptes et accès")  # our app's name
     expect(page.locator("body")).to_contain_text("Console de live chat")  # our sidebar entry
@@ -87,7 +87,7 @@ def test_the_user_chooses_french_and_every_page_follows(page, live_server):
     expect(page.locator("#result_list")).to_contain_text("Début du jeton")  # a field's name, ours
     shot(page, "12-french-tokens")
     choose(page, "English")
-    expect(page.get_by_text("All applications")).to_be_visible()
+    expect(page.get_by_text("Live chat now")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", "en")
 
 
