@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from bots.models import DEMO_BOT_UUID
 
 from .chat_fields import describe_chat_fields
-from .examples import EXAMPLES
+from .examples import EXAMPLES, INTENDED, PATH_EXAMPLES
 
 # A body's media types in the order the console offers them: a form first, so that "Try it out" shows one
 # field per parameter (talk's userInput…), as the chatbox posts them.
@@ -118,11 +118,26 @@ def front_matter(result, generator, request, public):
                 if parameter["in"] == "path" and parameter["name"] == "bot_uuid":
                     parameter.setdefault("description", "The bot's botUUID (back office › API access).")
                     parameter.setdefault("example", DEMO_BOT_UUID)
+                elif parameter["in"] == "path" and parameter["name"] in PATH_EXAMPLES:
+                    parameter.setdefault("example", PATH_EXAMPLES[parameter["name"]])
     for call, example in EXAMPLES.items():
         add_example(result, call, example)
+    for call, (status, code, needs) in INTENDED.items():
+        announce_refusal(result, call, status, code, needs)
     describe_chat_fields(result)
     blank_form_fields(result)
     return result
+
+
+def announce_refusal(result: dict, call: str, status: int, code: str, needs: str) -> None:
+    """Under a call whose example cannot succeed alone, what it answers as it comes and what it needs."""
+    method, path = call.split(" ", 1)
+    operation = result["paths"].get(path, {}).get(method.lower())
+    if operation is None:
+        warn(f"API console refusal for {call}: no such call")
+        return
+    note = f"**Try it out:** the example as it comes answers {status} {code}. {needs}"
+    operation["description"] = "\n\n".join(part for part in (operation.get("description", ""), note) if part)
 
 
 def describe_answers(operation: dict) -> None:

@@ -1,8 +1,8 @@
-"""Every example the API console documents is sent as documented, with an administrator's token (as after
-Authorize), and its answer checked against the schema (status, content type, body). The console's
-ready-to-run examples (bots/servlet/examples.py) must succeed; the other calls, whose example is the demo
-bot's UUID alone, must answer as the schema says (often a documented 400 for a missing field). An example
-that names a call or a field the schema does not have fails schema generation."""
+"""Every example the API console documents is sent as documented, in process, with an administrator's token
+(as after Authorize), and its answer checked against the schema (status, content type, body). The console's
+ready-to-run examples (bots/servlet/examples.py) must succeed, except those whose refusal the console
+announces (INTENDED); the other calls must answer as the schema says. An example that names a call or a field
+the schema does not have fails schema generation."""
 
 import pytest
 from django.core.management import call_command
@@ -49,7 +49,9 @@ def documented_examples(raw: dict):
 
 def test_every_documented_example_answers_as_the_schema_says(api_schema, target):
     calls = documented_examples(api_schema.raw_schema)
-    ready = set(examples.EXAMPLES)
+    # The calls on an operator name make run's administrator, `admin`, who is the demo's operator; this
+    # test's administrator is another user (test_examples_live.py runs them against a fresh make run).
+    ready = {call for call in examples.EXAMPLES if call not in examples.INTENDED and "{login}" not in call}
     assert ready <= {f"{method} {path}" for method, path, *_ in calls}
     failures = []
     for method, path, path_fields, query, body in calls:
