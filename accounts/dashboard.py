@@ -51,7 +51,7 @@ SHORTCUTS = {
         "/admin/accounts/botapiaccess/",
     ),
     Role.EDITOR: ("/admin/knowledge/tag/", "/admin/knowledge/galleryimage/", "/admin/bots/bot/"),
-    Role.OPERATOR: ("/admin/livechat/livechatrequest/", "/admin/livechat/openinghours/"),
+    Role.OPERATOR: ("/admin/livechat/openinghours/", "/admin/knowledge/knowledgeitem/"),
     Role.READER: ("/admin/knowledge/knowledgeitem/", "/admin/bots/bot/"),
 }
 

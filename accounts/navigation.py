@@ -91,10 +91,10 @@ GROUPS = [
         "title": _("Live chat"),
         "items": [
             _page(_("Live chat console"), "support_agent", "/livechat/", "livechat.context.may_open_console"),
-            _model(None, "move_up", "livechat", "livechatrequest"),
-            _model(None, "call", "livechat", "callback"),
-            _model(None, "headset_mic", "livechat", "operator"),
-            _model(None, "settings", "livechat", "livechatsettings"),
+            _model(_("Live-chat handovers"), "move_up", "livechat", "livechatrequest"),
+            _model(_("Callbacks"), "call", "livechat", "callback"),
+            _model(_("Operators"), "headset_mic", "livechat", "operator"),
+            _model(_("Live chat settings"), "settings", "livechat", "livechatsettings"),
             _model(None, "schedule", "livechat", "openinghours"),
         ],
     },
@@ -110,8 +110,8 @@ GROUPS = [
         "title": _("Preferences"),
         "items": [
             _model(_("Bot preferences"), "tune", "preferences", "botpreference"),
-            _model(None, "settings_applications", "preferences", "accountpreference"),
-            _model(None, "history", "preferences", "preferencechange"),
+            _model(_("Account preferences"), "settings_applications", "preferences", "accountpreference"),
+            _model(_("Preference changes"), "history", "preferences", "preferencechange"),
         ],
     },
     {

@@ -165,8 +165,8 @@ def test_the_trail_over_a_row_names_the_group_the_list_and_the_row(client, demo)
     signed_in(client, Role.ADMINISTRATOR)
     html = client.get(f"/admin/accounts/botapiaccess/{demo.pk}/change/").content.decode()
     assert trail(html) == f"Preferences › API › API access › API access · {demo.name}"
-    survey_free = client.get("/admin/bots/bot/").content.decode()
-    assert trail(survey_free) == "Bots › Bots"
+    bots_list = client.get("/admin/bots/bot/").content.decode()
+    assert trail(bots_list) == "Bots › Bots"
 
 
 def test_each_sidebar_pages_trail_starts_with_its_group(client, demo):
@@ -272,3 +272,23 @@ def test_an_account_without_bots_gets_a_home_that_says_so(client, db):
     html = client.get(HOME).content.decode()
     assert 'data-testid="home-no-bot"' in html
     assert cards(html) == {"card-live-chat"}
+
+
+def sidebar_titles(html: str) -> list[str]:
+    nav = html[html.index('id="nav-sidebar-apps"') : html.index('x-data="{ openUserLinks')]
+    entries = re.findall(r"<span>([^<]+)</span>", nav)
+    groups = re.findall(r"<h2[^>]*>\s*([^<]+?)\s*<", nav)
+    return [title.strip() for title in groups + entries]
+
+
+def test_the_sidebar_speaks_the_users_language(client, demo):
+    """Every group and entry a superuser sees is translated: in French, none reads as in English but the
+    words both languages share."""
+    client.force_login(get_user_model().objects.create_superuser("root-fr", "root-fr@example.org", "x"))
+    english = sidebar_titles(client.get(HOME).content.decode())
+    client.cookies["django_language"] = "fr"
+    french = sidebar_titles(client.get(HOME).content.decode())
+    assert len(english) == len(french) > 30
+    shared = {"Bots", "API", "Live chat", "Import / export", "Tags"}
+    untranslated = [title for title, translated in zip(english, french, strict=True) if title == translated]
+    assert set(untranslated) <= shared, untranslated

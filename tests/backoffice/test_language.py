@@ -87,7 +87,7 @@ def test_the_user_chooses_french_and_every_page_follows(page, live_server):
     expect(page.locator("#result_list")).to_contain_text("Début du jeton")  # a field's name, ours
     shot(page, "12-french-tokens")
     choose(page, "English")
-    expect(page.get_by_text("Live chat now")).to_be_visible()
+    expect(page.locator("#nav-sidebar-apps h2", has_text="Accounts and access")).to_be_visible()  # the sidebar's
     expect(page.locator("html")).to_have_attribute("lang", "en")
 
 
