@@ -12,7 +12,6 @@
   const testDialogCalls = new RegExp(words.testDialogCalls);
   const FIELD = "qualificationMode";
   const utf8 = new TextDecoder("utf-8", { fatal: true });
-  document.documentElement.lang = words.language;
 
   /* A string's text if it is base64 of UTF-8 (JSON text parsed), else the string as sent. */
   function decodedString(value) {

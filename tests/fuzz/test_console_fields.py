@@ -5,6 +5,7 @@ documented a required exclude_gallery it cannot take, and "Execute" answered "Re
 provided"), and every field of every Chat call says what it is: its type, its allowed values where the
 spec closes them, and its meaning."""
 
+import json
 import re
 
 import pytest
@@ -79,3 +80,14 @@ def test_the_talk_fields_the_walk_found_undescribed_say_what_the_spec_says(schem
     query = {p["name"]: p for p in schema["paths"]["/servlet/api/chat/talk/{bot_uuid}/"]["get"]["parameters"]}
     assert query["contextType"]["schema"]["enum"] == ["Web", "Vocal", "Android", "iOS"]
     assert query["os"]["description"] == fields["os"]["description"]
+
+
+@pytest.mark.parametrize(("language", "title"), [("en", "Decoded values"), ("fr", "Valeurs décodées")])
+def test_the_console_page_speaks_the_back_office_language(client, language, title):
+    client.cookies["django_language"] = language
+    page = client.get("/servlet/api/doc/").content.decode()
+    assert f'<html lang="{language}">' in page
+    words = json.loads(re.search(r'<script id="api-console" type="application/json">(.*?)</script>', page).group(1))
+    assert words["decodedTitle"] == title and "/static/servlet/api_console.js" in page
+    # The platform's script comes before drf-spectacular's, which starts Swagger UI through its wrapper.
+    assert page.index("api_console.js") < page.index("SwaggerUIBundle({")
