@@ -50,9 +50,14 @@ optional.
 ### Chat calls and answers
 
 Chat calls answer GET (fields in the query string) and POST (a form, shown first, or multipart or
-JSON) alike. Every string under their answer's `values` is base64 of its UTF-8 text. Every error is
-JSON `{{"error", "code", "field"}}` (`field` when a request field is at fault) with one of the statuses
-listed under its call.
+JSON) alike. Every string under their answer's `values` is base64 of its UTF-8 text: this page shows
+them decoded under the answer (**Decoded values**). Every error is JSON `{{"error", "code", "field"}}`
+(`field` when a request field is at fault) with one of the statuses listed under its call.
+
+Talk, context and welcome calls sent from this page are **test dialogs**: the page adds
+`qualificationMode=true` to them, so draft knowledge answers too and they never count in analytics or
+learning. A call whose example cannot succeed alone (it needs a talk's contextId, a survey's uuid, a file…)
+says so under its name.
 """
 
 
@@ -136,7 +141,8 @@ def announce_refusal(result: dict, call: str, status: int, code: str, needs: str
     if operation is None:
         warn(f"API console refusal for {call}: no such call")
         return
-    note = f"**Try it out:** the example as it comes answers {status} {code}. {needs}"
+    answer = f"{status} {code}".strip()
+    note = f"**Try it out:** {needs} As it comes, the example answers {answer}."
     operation["description"] = "\n\n".join(part for part in (operation.get("description", ""), note) if part)
 
 

@@ -148,3 +148,33 @@ def test_the_export_without_its_optional_flag_runs_at_once(
     assert status == 200
     assert console.sent[-1]["url"].rstrip("/").endswith(f"/bot/knowledgebase/export/{demo_bot_live.uuid}")
     shot(page, f"export-without-flag-{language}")
+
+
+@pytest.mark.parametrize("language", ["en"])
+def test_a_call_that_needs_a_talk_says_so_and_runs_with_the_talk_s_context(page, live_server, demo_bot_live):  # noqa: F811
+    console = Console(page, live_server.url + "/servlet/api/doc/")
+    page.goto(console.url)
+    expect(page.locator(".swagger-ui .information-container")).to_contain_text("test dialogs")
+    feedback = console.operation("Chat", "servlet_api_chat_feedback_bot_uuid_create")
+    expect(feedback.locator(".opblock-description-wrapper").first).to_contain_text(
+        "Try it out: Needs the contextId of a talk: run Chat › talk first and copy its decoded values.contextId "
+        "here. As it comes, the example answers 400 MISSING_FIELD."
+    )
+    # As it comes, the console asks for the context id (its field is required) and sends nothing.
+    sent = len(console.sent)
+    feedback.locator("button.execute").click()
+    context_field = feedback.locator("tr[data-property-name='contextId'] input")
+    expect(context_field).to_have_class(re.compile("invalid"))
+    assert len(console.sent) == sent
+    shot(page, "feedback-asks-for-a-context-en")
+    # The talk's decoded contextId, pasted: the vote is stored on that test dialog's answer.
+    talk = console.operation(*TALK)
+    console.execute(talk)
+    context_id = decoded_panel(talk)[1]["values"]["contextId"]
+    context_field.fill(context_id)
+    status, body = console.execute(feedback)
+    assert status == 200, body
+    voted = Interaction.objects.get(dialog__uuid=context_id)
+    assert voted.feedback == Interaction.Feedback.POSITIVE
+    feedback.locator(".live-responses-table").scroll_into_view_if_needed()
+    shot(page, "feedback-with-the-talk-context-en")
