@@ -514,7 +514,6 @@ class GlobalSentenceAdmin(BotScopedAdmin):
 admin.site.register(GalleryImage, gallery.GalleryImageAdmin)
 
 # The learning page (misunderstood questions, ignored groups) lives with its code and registers itself.
-from .learning import admin as learning_admin  # noqa: E402, F401
-
 # The knowledge base's import / export page of a bot (knowledge/backoffice/exchange.py) adds its URLs itself.
 from .backoffice import exchange as exchange_admin  # noqa: E402, F401
+from .learning import admin as learning_admin  # noqa: E402, F401
