@@ -51,3 +51,18 @@ def sign_in(page, base_url: str, username: str, password: str) -> None:
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     page.click("[type=submit]")
+
+
+def list_widths(page) -> dict:
+    """A back-office list's widths: the page's, its table's and the room the table has (a table wider than its
+    room scrolls sideways)."""
+    return page.evaluate(
+        """() => {
+            const table = document.querySelector('#result_list');
+            return {
+                page: document.documentElement.scrollWidth,
+                table: table ? table.scrollWidth : 0,
+                room: table ? table.parentElement.clientWidth : 0,
+            };
+        }"""
+    )

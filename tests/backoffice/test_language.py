@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from accounts.models import Account, Role
 from tests.accounts.personas import PASSWORD, make_persona
-from tests.browser import back_office_context, screenshots, sign_in
+from tests.browser import back_office_context, list_widths, screenshots, sign_in
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
 
 pytestmark = pytest.mark.browser
@@ -50,16 +50,7 @@ def choose(page, language: str):
 
 def fits(page) -> dict:
     """The page's and the list's widths: nothing wider than the window, no table scrolled sideways."""
-    return page.evaluate(
-        """() => {
-            const table = document.querySelector('#result_list');
-            return {
-                page: document.documentElement.scrollWidth,
-                table: table ? table.scrollWidth : 0,
-                room: table ? table.parentElement.clientWidth : 0,
-            };
-        }"""
-    )
+    return list_widths(page)
 
 
 def check_lists(page, server, language: str):

@@ -11,7 +11,7 @@ from accounts.models import Account, Role
 from dialogs.models import GdprRequest
 from knowledge.models import MatchingGroup
 from tests.accounts.personas import PASSWORD, make_persona
-from tests.browser import back_office_context, screenshots, sign_in
+from tests.browser import back_office_context, list_widths, screenshots, sign_in
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (chromium, the live server's demo bot)
 
 pytestmark = pytest.mark.browser
@@ -58,16 +58,7 @@ def page(browser, live_server, demo_bot_live, language):  # noqa: F811
 
 def fits(page) -> bool:
     """Nothing wider than the window, and the list's table not scrolled sideways."""
-    widths = page.evaluate(
-        """() => {
-            const table = document.querySelector('#result_list');
-            return {
-                page: document.documentElement.scrollWidth,
-                table: table ? table.scrollWidth : 0,
-                room: table ? table.parentElement.clientWidth : 0,
-            };
-        }"""
-    )
+    widths = list_widths(page)
     return widths["page"] <= WIDTH and widths["table"] <= widths["room"] + 1
 
 
