@@ -9,8 +9,9 @@ from . import delivery, panel, supervisors
 from .layer_health import health
 
 
-def moved(dialog, shown: dict | None, now=None) -> None:
-    """`shown`: the new line as the console draws it (None: only the dialog's summary changed)."""
+def moved(dialog, shown, now=None) -> None:
+    """`shown`: the new line as the console draws it, or a function that draws it (called only when someone
+    reads along: every talk passes here); None: only the dialog's summary changed."""
     if health.is_down():
         return  # nothing can be pushed; the supervisors' consoles read the dialog again when it is back
     monitored, account_id, bot_name = supervisors.monitoring(dialog.bot_id)
@@ -27,7 +28,7 @@ def moved(dialog, shown: dict | None, now=None) -> None:
         "lastActivity": (now or timezone.now()).isoformat(),
         "visitor": {"variables": dialog.variables if isinstance(dialog.variables, dict) else {}},
     }
-    message = {"type": "watch", "conversation": summary, "message": shown}
+    message = {"type": "watch", "conversation": summary, "message": shown() if callable(shown) else shown}
     group = supervisors.watch_group(account_id)
     transaction.on_commit(lambda: delivery.send(group, {"type": "console.push", "message": message}))
 
@@ -35,4 +36,4 @@ def moved(dialog, shown: dict | None, now=None) -> None:
 def talked(dialog, interaction) -> None:
     """A talk was stored (the bot answered, or the visitor wrote to the operator)."""
     if interaction is not None and interaction.pk is not None:
-        moved(dialog, panel.message(interaction), interaction.created_at)
+        moved(dialog, lambda: panel.message(interaction), interaction.created_at)
