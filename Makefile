@@ -36,7 +36,9 @@ run: install saml-tools
 	$(BIN)/daphne --bind $(HOST) --port $(PORT) config.asgi:application
 
 # The production layout on this machine, as it runs on several (deploy/prod.py): nginx with TLS on
-# https://127.0.0.1:8443 in front of gunicorn's uvicorn workers, kept running by supervisord. Needs
+# https://127.0.0.1:8443 in front of gunicorn's uvicorn workers, with the background work (vector jobs, live
+# chat's clocks) as a program of its own (manage.py run_background; `make run` keeps it in its one process),
+# kept running by supervisord. Needs
 # DATABASE_URL (PostgreSQL) and REDIS_URL, e.g.
 #   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bots REDIS_URL=redis://127.0.0.1:6379/1 make prod
 # Installs Debian's nginx with apt-get when it is missing. PROD_* variables: see deploy/prod.py.

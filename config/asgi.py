@@ -34,7 +34,9 @@ gc.freeze()
 gc.set_threshold(50_000, 20, 10)
 
 # Each server process runs live chat's clocks (timeouts, dead consoles) and the vector worker (formulation
-# vectors computed in the background after an import) once it serves a connection;
+# vectors computed in the background after an import) once it serves a connection, unless BACKGROUND_WORK is
+# "separate" (make prod: manage.py run_background runs them, and this process's worker only upgrades its
+# bots' matchers once their vectors are stored);
 # every request body is bounded before it is read (bots/servlet/limits.py, daphne's own reading too);
 # chat calls take turns, a few at a time (bots/servlet/gate.py); websocket messages are bounded per path and
 # open websockets per process (livechat/bounds.py, daphne's own reading too).

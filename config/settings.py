@@ -324,6 +324,13 @@ MATCHING_EMBEDDINGS = env("MATCHING_EMBEDDINGS")
 # 200 vectors take about 0.4 s (USE) to 0.8 s (English: USE and MiniLM) here: a small bot (the demo's 139
 # formulations) is still embedded from its first talk.
 VECTORS_SYNC_LIMIT = env.int("VECTORS_SYNC_LIMIT", default=200)
+# Where the background work runs: the vector worker and live chat's clocks. "in-process" (make run): each
+# server process starts them at its first connection. "separate" (make prod): a process of its own runs them
+# (`manage.py run_background`, docs/operations.md); the server processes only serve, and still upgrade their
+# own bots' matchers once the vectors are stored.
+BACKGROUND_WORK = env.str("BACKGROUND_WORK", default="in-process")
+if BACKGROUND_WORK not in ("in-process", "separate"):
+    raise environ.ImproperlyConfigured(f'BACKGROUND_WORK must be "in-process" or "separate", not {BACKGROUND_WORK!r}')
 # Whether a server process starts its vector worker at its first connection (the tests start it themselves).
 VECTORS_WORKER = env.bool("VECTORS_WORKER", default=True)
 VECTORS_POLL_SECONDS = env.float("VECTORS_POLL_SECONDS", default=5.0)

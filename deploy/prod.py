@@ -1,5 +1,6 @@
 """The production layout on one machine, as it runs on several: nginx (TLS, websockets, static files) in
-front of gunicorn with N uvicorn workers serving config.asgi:application, on PostgreSQL and Redis,
+front of gunicorn with N uvicorn workers serving config.asgi:application, and the background work (vector
+jobs, live chat's clocks: manage.py run_background) as a program of its own, on PostgreSQL and Redis,
 all kept running by supervisord. `make prod` and `make prod-stop` call this.
 
     python deploy/prod.py start [--foreground]   # renders the configs, migrates, starts, waits until it answers
@@ -18,6 +19,8 @@ Environment (options of the same name override it):
     PROD_SERVER_NAME         the name clients use (127.0.0.1): printed URLs, the self-signed certificate
     PROD_ROLE                all (default), app (gunicorn only) or proxy (nginx only): one role per machine
     PROD_APP_SERVERS         the proxy's app servers, comma-separated host:port (this machine's gunicorn)
+    PROD_BACKGROUND          on (default): an app machine runs the background work beside gunicorn; off:
+                             it leaves it to the other app machines (one of them at least must run it)
     TLS_CERT, TLS_KEY        a real certificate; without them a self-signed one is made on the first start
     STATIC_ROOT              where collectstatic writes and nginx reads (staticfiles/)
 """
@@ -71,6 +74,9 @@ class Layout:
         self.server_name = env.get("PROD_SERVER_NAME") or "127.0.0.1"
         servers = env.get("PROD_APP_SERVERS") or self.bind.replace("0.0.0.0", "127.0.0.1")
         self.app_servers = [server.strip() for server in servers.split(",") if server.strip()]
+        self.background = args.background or env.get("PROD_BACKGROUND") or "on"
+        if self.background not in ("on", "off"):
+            fail(f"PROD_BACKGROUND must be on or off, not {self.background!r}")
         self.static_root = Path(env.get("STATIC_ROOT") or REPO / "staticfiles").resolve()
         self.tls_cert = env.get("TLS_CERT") or ""
         self.tls_key = env.get("TLS_KEY") or ""
@@ -81,6 +87,10 @@ class Layout:
     @property
     def runs_app(self) -> bool:
         return self.role in ("all", "app")
+
+    @property
+    def runs_background(self) -> bool:
+        return self.runs_app and self.background == "on"
 
     @property
     def runs_proxy(self) -> bool:
@@ -100,6 +110,9 @@ class Layout:
             "PROD_BIND": self.bind,
             "PROD_DIR": str(self.dir),
             "PROD_WORKERS": self.workers,
+            # The web workers only serve: the background program (here or on another app machine) runs
+            # the vector jobs and the clocks.
+            "BACKGROUND_WORK": "separate",
         }
 
 
@@ -294,6 +307,7 @@ def write_configs(layout: Layout, nginx: str, cert: str, key: str) -> None:
         layout.nginx_conf.write_text(render("nginx.conf.template", values))
     # One role per machine: only its programs.
     programs = [render("program-app.conf.template", values)] if layout.runs_app else []
+    programs += [render("program-background.conf.template", values)] if layout.runs_background else []
     programs += [render("program-nginx.conf.template", values)] if layout.runs_proxy else []
     layout.supervisor_conf.write_text(render("supervisord.conf.template", {**values, "PROGRAMS": "\n".join(programs)}))
 
@@ -411,6 +425,7 @@ def start(layout: Layout, foreground: bool) -> None:
     print(
         f"prod: running ({layout.role}: {layout.workers} workers on {layout.bind}"
         + (f", nginx on https://{layout.listen}:{layout.https_port}" if layout.runs_proxy else "")
+        + (", the background work" if layout.runs_background else "")
         + f"). Processes: {BIN / 'supervisorctl'} -c {layout.supervisor_conf} status; logs in {layout.logs}; "
         "stop: make prod-stop"
     )
@@ -453,6 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--http-port", help="PROD_HTTP_PORT")
     parser.add_argument("--app-port", help="PROD_APP_PORT")
     parser.add_argument("--workers", help="PROD_WORKERS")
+    parser.add_argument("--background", help="PROD_BACKGROUND")
     args = parser.parse_args(argv)
     layout = Layout(args)
     {"start": lambda: start(layout, args.foreground), "stop": lambda: stop(layout), "status": lambda: status(layout)}[

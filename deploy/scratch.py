@@ -4,7 +4,7 @@ as `make prod`, on the database and Redis they are given, and what they need to 
 
     with ScratchLayout(database_url, redis_url, workers=2) as layout:
         layout.request("POST", "/servlet/api/chat/talk/…", body, headers)   # https through nginx
-        layout.worker_pids(), layout.app_master_pid(), layout.nginx_master_pid()
+        layout.worker_pids(), layout.app_master_pid(), layout.background_pid(), layout.nginx_master_pid()
 """
 
 from __future__ import annotations
@@ -172,6 +172,11 @@ class ScratchLayout:
     def app_master_pid(self) -> int | None:
         """gunicorn's master (supervisord's `app` program), or None while it is not running."""
         answer = self.supervisorctl("pid", "app")
+        return int(answer) if answer.isdigit() and int(answer) > 0 and alive(int(answer)) else None
+
+    def background_pid(self) -> int | None:
+        """The background work's process (supervisord's `background` program), or None while it is not running."""
+        answer = self.supervisorctl("pid", "background")
         return int(answer) if answer.isdigit() and int(answer) > 0 and alive(int(answer)) else None
 
     def worker_pids(self) -> list[int]:

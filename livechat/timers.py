@@ -1,14 +1,16 @@
-"""Live chat's clocks, run every few seconds by each server process (all of them safely at once: each
-change re-reads and locks its row first): consoles that died, visitors whose chatbox was closed,
-visitors and operators who went silent, visitors nobody took, and queued dialogs an operator can take now."""
+"""Live chat's clocks, run every few seconds by each server process, or by `manage.py run_background` with
+BACKGROUND_WORK "separate" (several at once safely: each change re-reads and locks its row first): consoles
+that died, visitors whose chatbox was closed, visitors and operators who went silent, visitors nobody took,
+and queued dialogs an operator can take now."""
 
 import asyncio
 import logging
+import threading
 from datetime import timedelta
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from bots.status import services
@@ -224,19 +226,40 @@ async def _run(interval: float):
         # the clocks resume by themselves when it answers again.
         if services.database_down():
             continue
-        try:
-            await database_sync_to_async(sweep)()
-        except Exception as error:  # a failing pass must not stop the clocks
-            if services.database.failed(error):
-                continue  # the database went down under this pass: the watch takes over from here
-            log.exception("Live chat's timers failed; trying again in %s s", interval)
+        await database_sync_to_async(_pass)(interval)
+
+
+def _pass(interval: float) -> None:
+    try:
+        sweep()
+    except Exception as error:  # a failing pass must not stop the clocks
+        if services.database.failed(error):
+            return  # the database went down under this pass: the watch takes over from here
+        log.exception("Live chat's timers failed; trying again in %s s", interval)
+
+
+def run_clocks(stop: threading.Event) -> None:
+    """The clocks in a process of their own (manage.py run_background): a pass every LIVECHAT_TIMER_SECONDS
+    until `stop` is set; a pass under way finishes first (each change is its own short transaction)."""
+    interval = settings.LIVECHAT_TIMER_SECONDS
+    if interval <= 0:
+        return
+    try:
+        while not stop.wait(interval):
+            if services.database_down():
+                continue
+            close_old_connections()
+            _pass(interval)
+    finally:
+        connection.close()
 
 
 def with_timers(application):
-    """ASGI middleware: the first connection a server process gets starts its live-chat clocks."""
+    """ASGI middleware: the first connection a server process gets starts its live-chat clocks, unless
+    they run in a process of their own (BACKGROUND_WORK "separate")."""
 
     async def app(scope, receive, send):
-        if scope["type"] in ("http", "websocket"):
+        if scope["type"] in ("http", "websocket") and settings.BACKGROUND_WORK == "in-process":
             ensure_running()
         return await application(scope, receive, send)
 

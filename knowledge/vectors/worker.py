@@ -1,7 +1,9 @@
-"""The vector worker: one thread per server process that claims pending vector jobs, computes them, and puts
-the embeddings' matcher in place of the lexical one in this process's snapshots once a bot's vectors are
-stored (by itself or by another process). It polls the jobs every VECTORS_POLL_SECONDS, and is woken at
-once by an import or a snapshot of this process that needs vectors."""
+"""The vector worker: one thread that claims pending vector jobs, computes them, and puts the embeddings'
+matcher in place of the lexical one in this process's snapshots once a bot's vectors are stored (by itself
+or by another process). It polls the jobs every VECTORS_POLL_SECONDS, and is woken at once by an import or a
+snapshot of this process that needs vectors. It runs in each server process (BACKGROUND_WORK "in-process"),
+or in `manage.py run_background` while the server processes' thread only upgrades their snapshots
+("separate")."""
 
 from __future__ import annotations
 
@@ -23,16 +25,19 @@ _wake = threading.Event()
 _stop = threading.Event()
 _rounds = threading.Condition()
 _started_rounds = 0  # rounds begun
+_claims = True  # whether this process's worker computes jobs, or only upgrades its snapshots
 _idle_since = 0  # the number of the last round that found nothing to do (wait_idle looks at it)
 
 
-def start() -> None:
-    """Start this process's worker (once; a server calls it when it starts serving)."""
-    global _thread
+def start(claims: bool = True) -> None:
+    """Start this process's worker (once; a server calls it when it starts serving). claims=False: it only
+    upgrades this process's snapshots once another process (run_background) has stored their vectors."""
+    global _thread, _claims
     with _guard:
         if _thread is not None and _thread.is_alive():
             return
         _stop.clear()
+        _claims = claims
         _thread = threading.Thread(target=_loop, name="vector-worker", daemon=True)
         _thread.start()
 
@@ -75,7 +80,7 @@ def _loop() -> None:
             with _rounds:
                 _started_rounds += 1
                 number = _started_rounds
-            if work_once():
+            if work_once(claims=_claims):
                 continue
             with _rounds:
                 _idle_since = number
@@ -87,13 +92,14 @@ def _loop() -> None:
             _rounds.notify_all()
 
 
-def work_once() -> bool:
-    """One round: compute one claimable job (True), else upgrade the snapshots whose vectors are ready."""
+def work_once(claims: bool = True) -> bool:
+    """One round: compute one claimable job (True), else upgrade the snapshots whose vectors are ready
+    (claims=False: only the latter)."""
     from knowledge import snapshot
 
     close_old_connections()
     try:
-        job = jobs.claim_next()
+        job = jobs.claim_next() if claims else None
         if job is not None:
             try:
                 snapshot.warm(job.bot_id)
@@ -120,11 +126,13 @@ def work_once() -> bool:
 
 def with_vector_worker(application):
     """ASGI middleware: the first connection a server process gets starts its vector worker (after the
-    server's fork, so each serving process has its own), which resumes the jobs a restart left."""
+    server's fork, so each serving process has its own), which resumes the jobs a restart left. With
+    BACKGROUND_WORK "separate" the jobs are run_background's: this process's thread only upgrades its
+    snapshots."""
 
     async def app(scope, receive, send):
         if scope["type"] in ("http", "websocket") and not running() and settings.VECTORS_WORKER:
-            start()
+            start(claims=settings.BACKGROUND_WORK == "in-process")
         return await application(scope, receive, send)
 
     return app
