@@ -406,3 +406,30 @@ def test_a_killed_nginx_master_is_restarted_by_supervisord(layout):
     # The old master's workers were stopped (by deploy/reaper.py), so the new one could bind the ports.
     assert not any(alive(pid) for pid in workers)
     assert talk(layout, "comment faire un virement")[0] == 200
+
+
+def environment_of(pid: int) -> dict:
+    entries = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(entry.decode(errors="replace").split("=", 1) for entry in entries if b"=" in entry)
+
+
+def test_the_background_work_is_a_supervised_program_of_its_own(layout):
+    """The web workers only serve (BACKGROUND_WORK=separate); manage.py run_background runs the vector worker
+    and live chat's clocks as supervisord's `background` program, started again when it dies."""
+    background = layout.wait_for(layout.background_pid, "the background program runs")
+    assert b"run_background" in Path(f"/proc/{background}/cmdline").read_bytes().split(b"\0")
+    assert background not in layout.worker_pids()
+    for pid in layout.worker_pids():
+        assert environment_of(pid)["BACKGROUND_WORK"] == "separate"
+    log = layout.dir / "logs" / "background.log"
+    started = "Background work running as"
+    assert f"{started} " in log.read_text() and "vector worker, live chat's clocks" in log.read_text()
+
+    os.kill(background, signal.SIGKILL)
+
+    def restarted():
+        pid = layout.background_pid()
+        return pid if pid and pid != background and log.read_text().count(started) == 2 else None
+
+    layout.wait_for(restarted, "supervisord starts the background work again")
+    assert talk(layout, "comment faire un virement")[0] == 200
