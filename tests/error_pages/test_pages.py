@@ -33,7 +33,7 @@ def test_a_reader_is_refused_the_gdpr_page_in_the_back_office(client, account):
     assert 'data-testid="error-page"' in page and 'data-status="403"' in page
     assert "Access denied" in page and f"Your account {reader.username} may not open this page" in page
     assert 'href="/admin/"' in page and "Sign in with another account" in page
-    assert '<html lang="en"' in page  # the browser's French is not the back office's choice
+    assert '<html lang="en"' in page  # the user's choice (the cookie) wins over the browser's French
 
 
 def test_the_same_page_in_french(client, account):
