@@ -16,5 +16,5 @@ def schedule_import(bot_id: int) -> dict | None:
     if not (settings.MATCHING_EMBEDDINGS and matching.embeddings_available()):
         return None
     job = jobs.schedule(bot_id, total=compute.formulations(bot_id).count())
-    transaction.on_commit(worker.wake)
+    transaction.on_commit(lambda: worker.wake(bot_id))
     return {**job.progress(), "message": "The vectors are being computed; the bot answers lexically until then."}

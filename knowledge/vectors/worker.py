@@ -26,6 +26,9 @@ _stop = threading.Event()
 _rounds = threading.Condition()
 _started_rounds = 0  # rounds begun
 _claims = True  # whether this process's worker computes jobs, or only upgrades its snapshots
+# Bots this process imported whose lexical index its thread builds when it claims no job (the claiming worker
+# of another process builds its own): the first talk after an import finds it ready, as with claims.
+_to_warm: set[int] = set()
 _idle_since = 0  # the number of the last round that found nothing to do (wait_idle looks at it)
 
 
@@ -46,9 +49,11 @@ def running() -> bool:
     return _thread is not None and _thread.is_alive()
 
 
-def wake() -> None:
+def wake(bot_id: int | None = None) -> None:
     """Look for work now rather than at the next poll (a no-op when no worker runs in this process: the
-    job waits in the database for a server's worker)."""
+    job waits in the database for a server's worker); `bot_id`: a bot just imported here."""
+    if bot_id is not None:
+        _to_warm.add(bot_id)
     _wake.set()
 
 
@@ -99,6 +104,16 @@ def work_once(claims: bool = True) -> bool:
 
     close_old_connections()
     try:
+        warm = list(_to_warm)
+        _to_warm.difference_update(warm)
+        if not claims:  # a claimed job warms its bot itself, in the process that computes it
+            for bot_id in warm:
+                try:
+                    snapshot.warm(bot_id)
+                except DatabaseError:
+                    raise
+                except Exception:  # the talks will build it
+                    log.exception("Could not build the matching index of bot %s", bot_id)
         job = jobs.claim_next() if claims else None
         if job is not None:
             try:

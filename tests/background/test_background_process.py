@@ -227,6 +227,16 @@ def test_a_background_process_killed_in_the_middle_of_a_vector_job_leaves_it_to_
         assert status == 200, body[:500]
         total = 400 * 10
         assert vectors(server, token) == {"state": "pending", "done": 0, "total": total}
+        # The importing server builds the bot's lexical index at once (its first talk finds it ready), though
+        # the vectors are not its work.
+        until(
+            lambda: re.search(
+                rf"Matching index of bot \d+ \(fr, version \d+, lexical\): {total} formulations", server.output()
+            ),
+            "the importing server builds the lexical index",
+            60,
+            server,
+        )
 
         first = Background(platform, "first").start()
         stack.callback(first.close)
