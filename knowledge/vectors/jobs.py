@@ -7,12 +7,15 @@ import socket
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
 from .models import VectorJob
 
 State = VectorJob.State
+# PostgreSQL's notification channel on which a scheduled job is announced (run_background listens on it).
+CHANNEL = "knowledge_vector_jobs"
 
 
 def me() -> str:
@@ -38,8 +41,20 @@ def schedule(bot_id: int, total: int = 0) -> VectorJob:
         error="",
     )
     if VectorJob.objects.filter(bot_id=bot_id).update(generation=F("generation") + 1, **fields):
-        return VectorJob.objects.get(bot_id=bot_id)
-    return VectorJob.objects.create(bot_id=bot_id, **fields)
+        job = VectorJob.objects.get(bot_id=bot_id)
+    else:
+        job = VectorJob.objects.create(bot_id=bot_id, **fields)
+    announce()
+    return job
+
+
+def announce() -> None:
+    """On PostgreSQL, tell the processes listening (manage.py run_background) that a job is scheduled, so
+    that it starts at once rather than at their next poll; PostgreSQL delivers it when the transaction
+    commits, and never if it rolls back. Elsewhere the job is found at the next poll."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"NOTIFY {CHANNEL}")
 
 
 def ensure(bot_id: int) -> bool:

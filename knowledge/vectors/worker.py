@@ -11,7 +11,7 @@ import logging
 import threading
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connection, connections
 
 from bots.status import services
 
@@ -137,6 +137,27 @@ def work_once(claims: bool = True) -> bool:
             return False
         log.exception("Vector worker: database error")
     return False
+
+
+def listen(stop: threading.Event) -> None:
+    """PostgreSQL: wake the worker as soon as a job is scheduled (jobs.announce), in whichever process,
+    rather than at its next poll; run_background runs this beside its worker. A connection that fails is
+    made again after a pause, the poll finding the jobs meanwhile (so does a pooler that drops LISTEN,
+    PgBouncer in transaction mode)."""
+    import psycopg
+
+    params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+    while not stop.is_set():
+        try:
+            with psycopg.connect(**params, autocommit=True) as listening:
+                listening.execute(f"LISTEN {jobs.CHANNEL}")
+                wake()  # a job scheduled before this LISTEN
+                while not stop.is_set():
+                    for _ in listening.notifies(timeout=1.0):
+                        wake()
+        except psycopg.Error as error:
+            log.warning("Vector jobs: not listening for new jobs (%s); polling meanwhile", error)
+            stop.wait(settings.VECTORS_POLL_SECONDS)
 
 
 def with_vector_worker(application):

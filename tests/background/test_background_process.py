@@ -274,3 +274,32 @@ def test_a_background_process_killed_in_the_middle_of_a_vector_job_leaves_it_to_
         assert "Vectors of bot" not in first.output()
         assert second.stop() == 0
         assert "Traceback" not in second.output(), second.output()[-3000:]
+
+
+def test_a_job_scheduled_on_postgresql_starts_at_once_not_at_the_next_poll(tmp_path, database):
+    """The import announces its job (NOTIFY); the background process, listening, claims it at once, though
+    it looks for jobs only once a minute here."""
+    with (
+        Platform(tmp_path / "platform", processes=1, redis=True, database_url=database, extra_env=SEPARATE) as platform,
+        ExitStack() as stack,
+    ):
+        (server,) = platform.servers
+        token = platform.admin_token()
+        background = Background(platform, "listening", VECTORS_POLL_SECONDS="60").start()
+        stack.callback(background.close)
+        time.sleep(1)  # its first look found nothing: the next is a minute away
+        started = time.monotonic()
+        status, body = Browser(server).request(
+            "POST",
+            f"/servlet/api/bot/knowledgebase/import/{BOT_UUID}",
+            large_knowledge_base(30, 10),
+            {"Authorization": token, "Content-Type": "application/xml"},
+        )
+        assert status == 200, body[:500]
+        # Claimed within seconds (the poll would have taken up to a minute).
+        until(lambda: vectors(server, token)["state"] != "pending", "the job is claimed", 20, background)
+        assert time.monotonic() - started < 20
+        done = until(lambda: (found := vectors(server, token))["state"] == "done" and found, "the job", 300, background)
+        assert done == {"state": "done", "done": 300, "total": 300}
+        assert background.stop() == 0
+        assert "Traceback" not in background.output(), background.output()[-3000:]

@@ -8,6 +8,7 @@ import threading
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
 
 from knowledge.vectors import jobs, worker
 from livechat import timers
@@ -56,6 +57,9 @@ class Command(BaseCommand):
         clock = None
         if vectors:
             worker.start(claims=True)
+            if connection.vendor == "postgresql":
+                # A job starts as soon as it is scheduled, in whichever process, not at the next poll.
+                threading.Thread(target=worker.listen, args=(stop,), name="vector-jobs-listener", daemon=True).start()
         if clocks:
             clock = threading.Thread(target=timers.run_clocks, args=(stop,), name="livechat-clocks", daemon=True)
             clock.start()
