@@ -26,21 +26,24 @@ _stop = threading.Event()
 _rounds = threading.Condition()
 _started_rounds = 0  # rounds begun
 _claims = True  # whether this process's worker computes jobs, or only upgrades its snapshots
+_serves = True  # whether this process answers talks (run_background does not: no index is built for them)
 # Bots this process imported whose lexical index its thread builds when it claims no job (the claiming worker
 # of another process builds its own): the first talk after an import finds it ready, as with claims.
 _to_warm: set[int] = set()
 _idle_since = 0  # the number of the last round that found nothing to do (wait_idle looks at it)
 
 
-def start(claims: bool = True) -> None:
+def start(claims: bool = True, serves: bool = True) -> None:
     """Start this process's worker (once; a server calls it when it starts serving). claims=False: it only
-    upgrades this process's snapshots once another process (run_background) has stored their vectors."""
-    global _thread, _claims
+    upgrades this process's snapshots once another process (run_background) has stored their vectors;
+    serves=False (run_background): it computes jobs without building the bots' matching indexes here."""
+    global _thread, _claims, _serves
     with _guard:
         if _thread is not None and _thread.is_alive():
             return
         _stop.clear()
         _claims = claims
+        _serves = serves
         _thread = threading.Thread(target=_loop, name="vector-worker", daemon=True)
         _thread.start()
 
@@ -85,7 +88,7 @@ def _loop() -> None:
             with _rounds:
                 _started_rounds += 1
                 number = _started_rounds
-            if work_once(claims=_claims):
+            if work_once(claims=_claims, serves=_serves):
                 continue
             with _rounds:
                 _idle_since = number
@@ -97,9 +100,10 @@ def _loop() -> None:
             _rounds.notify_all()
 
 
-def work_once(claims: bool = True) -> bool:
+def work_once(claims: bool = True, serves: bool = True) -> bool:
     """One round: compute one claimable job (True), else upgrade the snapshots whose vectors are ready
-    (claims=False: only the latter)."""
+    (claims=False: only the latter). A process that serves builds the job's bot's lexical index first,
+    for its next talks."""
     from knowledge import snapshot
 
     close_old_connections()
@@ -117,7 +121,8 @@ def work_once(claims: bool = True) -> bool:
         job = jobs.claim_next() if claims else None
         if job is not None:
             try:
-                snapshot.warm(job.bot_id)
+                if serves:
+                    snapshot.warm(job.bot_id)
             except Exception:  # the talks will build it; the vectors are still wanted
                 log.exception("Could not build the matching index of bot %s", job.bot_id)
             try:

@@ -272,6 +272,8 @@ def test_a_background_process_killed_in_the_middle_of_a_vector_job_leaves_it_to_
         ((_, counted, computed),) = VECTORS_LINE.findall(second.output())
         assert int(counted) == total and 0 < int(computed) == total - with_vectors
         assert "Vectors of bot" not in first.output()
+        # A background process answers no talk: it builds no matching index of its own.
+        assert "Matching index" not in first.output() + second.output()
         assert second.stop() == 0
         assert "Traceback" not in second.output(), second.output()[-3000:]
 

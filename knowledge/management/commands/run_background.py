@@ -56,7 +56,7 @@ class Command(BaseCommand):
 
         clock = None
         if vectors:
-            worker.start(claims=True)
+            worker.start(claims=True, serves=False)  # the servers build their own indexes
             if connection.vendor == "postgresql":
                 # A job starts as soon as it is scheduled, in whichever process, not at the next poll.
                 threading.Thread(target=worker.listen, args=(stop,), name="vector-jobs-listener", daemon=True).start()
