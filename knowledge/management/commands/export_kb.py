@@ -4,10 +4,10 @@ output), streamed as the servlet streams it."""
 import sys
 
 from django.core.management.base import BaseCommand
+from tqdm import tqdm
 
 from knowledge.exchange import export_knowledge_base
 from knowledge.exchange.bots import find_bot
-from knowledge.exchange.progress import ProgressBar, Unended
 
 
 class Command(BaseCommand):
@@ -24,24 +24,28 @@ class Command(BaseCommand):
         source = find_bot(bot)
         total = source.knowledge_items.count()
         to_stdout = file == "-"
-        bar = ProgressBar(
-            Unended(self.stderr),
-            total,
+        # tqdm writes "\r" redraws itself: it gets the raw stream, not Django's wrapper that ends each write.
+        bar = tqdm(
+            total=total,
+            desc="exporting",
             unit="items",
-            enabled=options["verbosity"] > 0 and (progress or self.stderr.isatty()) and total > 0,
+            file=self.stderr._out,
+            disable=not (options["verbosity"] > 0 and (progress or self.stderr.isatty()) and total > 0),
         )
-        bar.update(0, "exporting")
         written = 0
         out = sys.stdout.buffer if to_stdout else open(file, "wb")  # noqa: SIM115 (closed below)
         try:
             for chunk in export_knowledge_base(
-                source, gallery=not exclude_gallery, preferences=bot_data, progress=bar.update
+                source,
+                gallery=not exclude_gallery,
+                preferences=bot_data,
+                progress=lambda done: bar.update(done - bar.n),
             ):
                 out.write(chunk)
                 written += len(chunk)
         finally:
             if not to_stdout:
                 out.close()
-        bar.finish()
+        bar.close()
         if not to_stdout and options["verbosity"] > 0:
             self.stderr.write(f"{source.name}: {total} knowledge items, {written} bytes written to {file}.")

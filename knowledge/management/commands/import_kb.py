@@ -6,11 +6,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
 from bots.servlet.errors import ServletError
 from knowledge.exchange import import_knowledge_base
 from knowledge.exchange.bots import find_bot
-from knowledge.exchange.progress import ProgressBar, Unended
 
 
 class Command(BaseCommand):
@@ -37,15 +37,42 @@ class Command(BaseCommand):
         limit = settings.KB_UPLOAD_MAX_BYTES if max_bytes is None else max_bytes
         if limit and size > limit:
             raise CommandError(f"{path} is {size} bytes, over the limit of {limit} (raise it with --max-bytes).")
-        bar = ProgressBar(
-            Unended(self.stderr), size, enabled=options["verbosity"] > 0 and (progress or self.stderr.isatty())
-        )
+        bars = PhaseBars(self.stderr, size, enabled=options["verbosity"] > 0 and (progress or self.stderr.isatty()))
         try:
-            report = import_knowledge_base(
-                target, path, preferences=bot_data, progress=lambda phase, done: bar.update(done, phase)
-            )
+            report = import_knowledge_base(target, path, preferences=bot_data, progress=bars.update)
         except ServletError as error:
-            bar.finish()
+            bars.close()
             raise CommandError(f"{path}: {error.message} Nothing was changed.") from None
-        bar.finish()
+        bars.close()
         self.stdout.write(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+
+
+class PhaseBars:
+    """One tqdm bar per import phase (checking, then importing), each over the file's bytes."""
+
+    def __init__(self, stderr, size: int, *, enabled: bool):
+        # tqdm writes "\r" redraws itself: it gets the raw stream, not Django's wrapper that ends each write.
+        self.stream, self.size, self.enabled = stderr._out, size, enabled
+        self.phase, self.bar = None, None
+
+    def update(self, phase: str, done: int):
+        if phase != self.phase:
+            self.close()
+            self.phase = phase
+            self.bar = tqdm(
+                total=self.size,
+                desc=phase,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                file=self.stream,
+                disable=not self.enabled,
+            )
+        self.bar.update(min(done, self.size) - self.bar.n)
+
+    def close(self):
+        """Ends the current phase's bar at its full size (the reader reports now and then, not at the very end)."""
+        if self.bar is not None:
+            self.bar.update(self.size - self.bar.n)
+            self.bar.close()
+            self.bar = None
