@@ -74,10 +74,6 @@ class Bot(models.Model):
     def __str__(self):
         return self.name
 
-    def bump_knowledge_version(self):
-        Bot.objects.filter(pk=self.pk).update(knowledge_version=F("knowledge_version") + 1)
-        self.refresh_from_db(fields=["knowledge_version"])
-
     def language_codes(self) -> list[str]:
         codes = [lang.code for lang in self.languages.all()]
         return codes or [self.default_language]
@@ -94,6 +90,12 @@ class Bot(models.Model):
         if name.lower() in DEFAULT_SPACE_ALIASES:
             return self.default_space()
         return self.spaces.filter(name__iexact=name).first()
+
+
+def bump_knowledge_version(bot_id):
+    """Tells every worker process the bot's knowledge changed: each rebuilds its matching index on its next query."""
+    if bot_id:
+        Bot.objects.filter(pk=bot_id).update(knowledge_version=F("knowledge_version") + 1)
 
 
 class BotLanguage(models.Model):

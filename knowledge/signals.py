@@ -1,18 +1,12 @@
 """Every knowledge write bumps the bot's knowledge version, so every worker rebuilds its index
 (spaces, languages and global sentences are part of the in-memory snapshot too)."""
 
-from django.db.models import F
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from bots.models import Bot, BotLanguage, Space
+from bots.models import BotLanguage, Space, bump_knowledge_version
 
 from .models import Answer, AnswerBranch, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup
-
-
-def bump_knowledge_version(bot_id):
-    if bot_id:
-        Bot.objects.filter(pk=bot_id).update(knowledge_version=F("knowledge_version") + 1)
 
 
 @receiver([post_save, post_delete], sender=KnowledgeItem)

@@ -5,8 +5,8 @@ import uuid as uuid_module
 
 from django.db import transaction
 
+from bots.models import bump_knowledge_version
 from bots.servlet.errors import InvalidField, MissingField, NotFound, ServletError
-from knowledge.signals import bump_knowledge_version
 from knowledge.xml.surveys import SurveyField as FieldSpec
 from knowledge.xml.surveys import options_problem
 

@@ -8,12 +8,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.models import Account, Membership, Role
-from bots.models import Bot, BotLanguage, Space
+from bots.models import Bot, BotLanguage, Space, bump_knowledge_version
 from dialogs.slots.demo import seed_demo_slots
 from dialogs.surveys.demo import seed_demo_surveys
 
 from ..models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
-from ..signals import bump_knowledge_version
 from . import content
 from .branches import seed_branches
 

@@ -11,11 +11,11 @@ from collections import Counter
 
 from django.db import connection, models, transaction
 
+from bots.models import bump_knowledge_version
 from bots.servlet.errors import ServletError
 
 from ..locks import lock_for_deletion
 from ..models import Answer, AnswerBranch, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
-from ..signals import bump_knowledge_version
 from .rows import quote, refresh_statistics
 
 ComplementTag = KnowledgeItem.complement_tags.through

@@ -21,10 +21,9 @@ from django.db import transaction
 from django.db.models import ProtectedError, RestrictedError
 from django.utils import timezone
 
-from bots.models import DEFAULT_SPACE_ALIASES, Bot, BotLanguage, Space
+from bots.models import DEFAULT_SPACE_ALIASES, Bot, BotLanguage, Space, bump_knowledge_version
 
 from ..models import Answer, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
-from ..signals import bump_knowledge_version
 from ..vectors import background
 from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile

@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Max
 
-from bots.models import Bot
+from bots.models import Bot, bump_knowledge_version
 
 from ..matching.groups import GroupExpander
 from ..matching.types import MatchingGroupDef
 from ..models import Answer, Formulation, KnowledgeItem, MatchingGroup
-from ..signals import bump_knowledge_version
 from . import rasa_format
 from .models import ExternalIntent
 from .rasa_export import example_line

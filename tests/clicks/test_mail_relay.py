@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core import mail
 from django.test import Client
 
-from bots.models import BotLanguage
+from bots.models import BotLanguage, bump_knowledge_version
 from bots.status import services
 from config.asgi import application
 from dialogs.transcript import mail_limits
@@ -227,7 +227,7 @@ def test_each_refusal_answers_in_the_visitor_s_language(demo_bot, language, reas
 
 def test_a_language_without_words_of_its_own_gets_the_english_ones(demo_bot):
     BotLanguage.objects.create(bot=demo_bot, code="nl")
-    demo_bot.bump_knowledge_version()
+    bump_knowledge_version(demo_bot.pk)
     answer = refused_for(demo_bot, "client_limit", "nl")
     assert answer["text"] == REFUSALS["en"]["client_limit"]
 

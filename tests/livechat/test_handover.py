@@ -2,6 +2,7 @@
 dialog, else the queue (place, estimated wait, leaving it), else the bot says nobody is available;
 while a human holds the dialog the bot stays silent."""
 
+from bots.models import bump_knowledge_version
 from livechat import operating
 from livechat.models import LivechatRequest, LivechatSettings, Operator
 from tests.livechat.conftest import ADVISOR
@@ -151,7 +152,7 @@ def test_the_item_competency_routes_when_the_talk_names_none(team, visitor, demo
     from knowledge.models import Answer
 
     Answer.objects.filter(item__label="Talk to an advisor").update(livechat_competency="Cartes")
-    demo_bot.bump_knowledge_version()
+    bump_knowledge_version(demo_bot.pk)
     visitor.ask_for_human()
     assert visitor.live_request().operator_id == team.lea.pk
 

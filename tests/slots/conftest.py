@@ -6,11 +6,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from bots.models import Bot, BotLanguage, Space
+from bots.models import Bot, BotLanguage, Space, bump_knowledge_version
 from dialogs.models import Dialog
 from dialogs.slots.flow import FLOW, LEAVE
 from knowledge.models import Answer, Formulation, KnowledgeItem
-from knowledge.signals import bump_knowledge_version
 from tests.conftest import Chatbox
 
 T = KnowledgeItem.SlotType
