@@ -19,6 +19,7 @@ from ..models import Answer, Formulation, GalleryImage, GlobalSentence, Knowledg
 from ..xml import records
 from ..xml.reader import MAX_NESTING
 from ..xml.writer import KnowledgeBaseWriter
+from . import columns
 from .branches import add_branches
 from .preferences import bot_preferences
 from .rows import quote
@@ -152,25 +153,10 @@ def _tag_tree(bot) -> Iterator[records.Tag]:
             stack.append((tag_id, child_id, child_name, depth + 1))
 
 
-_ITEM_COLUMNS = (
-    "id",
-    "kind",
-    "status",
-    "label",
-    "tag_id",
-    "parent_id",
-    "direct_access",
-    "event_rules",
-    "slot_variable",
-    "complement_position",
-    "complement_all",
-)
-
-
 def _item_tree_sql() -> str:
     """Items depth-first, siblings by (position, id): the path of (position, id) pairs sorts them."""
     table = quote(KnowledgeItem._meta.db_table)
-    columns = ", ".join(f"k.{quote(c)}" for c in _ITEM_COLUMNS)
+    fields = ", ".join(f"k.{quote(KnowledgeItem._meta.get_field(name).column)}" for name in columns.KNOWLEDGE_ITEM)
     if connection.vendor == "postgresql":
         root_path, step = "ARRAY[position::bigint, id]", "t.path || ARRAY[k.position::bigint, k.id]"
     else:
@@ -184,7 +170,7 @@ def _item_tree_sql() -> str:
             FROM {table} k JOIN tree t ON k.parent_id = t.id
             WHERE k.bot_id = %s AND t.depth < {MAX_NESTING - 1}
         )
-        SELECT t.depth, {columns} FROM tree t JOIN {table} k ON k.id = t.id ORDER BY t.path
+        SELECT t.depth, {fields} FROM tree t JOIN {table} k ON k.id = t.id ORDER BY t.path
     """
 
 
@@ -205,26 +191,11 @@ def _items_with_parts(batch, space_names, tag_ids, default_language: str) -> Ite
     for item_id, language, text, rewordable in (
         Formulation.objects.filter(item_id__in=ids)
         .order_by("item_id", default_first, "language", "position", "id")
-        .values_list("item_id", "language", "text", "rewordable")
+        .values_list(*columns.FORMULATION)
     ):
         formulations.setdefault(item_id, []).append((language, text, rewordable))
     answers: dict[int, list] = {}
-    for row in Answer.objects.filter(item_id__in=ids).values_list(
-        "item_id",
-        "language",
-        "space_id",
-        "text",
-        "template_name",
-        "template_data",
-        "sidebar",
-        "gui_action",
-        "url_redirect",
-        "steps",
-        "ask_feedback",
-        "livechat",
-        "livechat_competency",
-        "survey_id",
-    ):
+    for row in Answer.objects.filter(item_id__in=ids).values_list(*columns.ANSWER):
         (
             item_id,
             language,
@@ -271,29 +242,31 @@ def _items_with_parts(batch, space_names, tag_ids, default_language: str) -> Ite
         if tag_id in tag_ids:
             complement_tags.setdefault(item_id, []).append(tag_id)
 
-    for depth, item_id, kind, status, label, tag_id, parent_id, direct, rules, slot, position, whole in batch:
+    for depth, *values in batch:
+        row = dict(zip(columns.KNOWLEDGE_ITEM, values, strict=True))
+        item_id, kind, rules = row["id"], row["kind"], row["event_rules"]
         item = records.KnowledgeItem(
             id=item_id,
             kind=kind,
-            status=status,
-            label=label,
-            tag=tag_id if tag_id in tag_ids else None,
-            parent=parent_id,
-            direct_access=bool(direct),
+            status=row["status"],
+            label=row["label"],
+            tag=row["tag"] if row["tag"] in tag_ids else None,
+            parent=row["parent"],
+            direct_access=bool(row["direct_access"]),
             featured=item_id in featured,
             depth=depth,
             formulations=formulations.get(item_id, []),
             answers=sorted(answers.get(item_id, []), key=lambda a: (a.language, a.space)),
         )
         if kind == KnowledgeItem.Kind.SLOT:
-            item.slot_variable = slot
+            item.slot_variable = row["slot_variable"]
         elif kind == KnowledgeItem.Kind.EVENT:
             rules = json.loads(rules) if isinstance(rules, str) else rules
             item.event_rules = rules if isinstance(rules, list) else []
         elif kind == KnowledgeItem.Kind.COMPLEMENTARY:
             item.complement = records.Complement(
-                position=position or KnowledgeItem.Position.AFTER,
-                whole_knowledge_base=bool(whole),
+                position=row["complement_position"] or KnowledgeItem.Position.AFTER,
+                whole_knowledge_base=bool(row["complement_all"]),
                 tags=complement_tags.get(item_id, []),
             )
             _add_complement_rules(item.complement, complement_rules.get(item_id))

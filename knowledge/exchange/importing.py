@@ -28,7 +28,7 @@ from ..vectors import background
 from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
-from . import vectors
+from . import columns, vectors
 from .branches import BranchRows
 from .deleting import StillReferenced, delete_gallery, delete_knowledge
 from .preferences import set_preference
@@ -180,56 +180,10 @@ class _Loader:
         self.space_names: list[str] = []
         self.tags = RowSink(Tag, ["id", "bot", "name", "parent"])
         self.groups = RowSink(MatchingGroup, ["bot", "uuid", "name", "category", "members"])
-        self.items = RowSink(
-            KnowledgeItem,
-            [
-                "id",
-                "bot",
-                "kind",
-                "status",
-                "label",
-                "tag",
-                "parent",
-                "direct_access",
-                "featured",
-                "position",
-                "event_rules",
-                "slot_variable",
-                "slot_type",
-                "slot_values",
-                "slot_question",
-                "slot_invalid",
-                "slots",
-                "slot_intro",
-                "complement_position",
-                "complement_all",
-                "complement_frequency",
-                "complement_n",
-                "complement_conditions",
-                "created_at",
-                "updated_at",
-            ],
-        )
-        self.formulations = RowSink(Formulation, ["item", "language", "text", "rewordable", "position", "vector"])
-        self.answers = RowSink(
-            Answer,
-            [
-                "item",
-                "language",
-                "space",
-                "text",
-                "template_name",
-                "template_data",
-                "sidebar",
-                "gui_action",
-                "url_redirect",
-                "steps",
-                "ask_feedback",
-                "livechat",
-                "livechat_competency",
-                "survey",
-            ],
-        )
+        # The file's columns, then what the import adds: the bot, the times; formulations' order and vector.
+        self.items = RowSink(KnowledgeItem, [*columns.KNOWLEDGE_ITEM, "bot", "created_at", "updated_at"])
+        self.formulations = RowSink(Formulation, [*columns.FORMULATION, "position", "vector"])
+        self.answers = RowSink(Answer, columns.ANSWER)
         self.surveys = SurveyLoader(bot)
         self.complement_tags = RowSink(ComplementTag, ["knowledgeitem", "tag"])
         # A target may come later in the file: the foreign keys are checked at commit (deferred).
@@ -331,7 +285,6 @@ class _Loader:
         self.items.add(
             (
                 item_id,
-                self.bot.pk,
                 record.kind,
                 record.status,
                 record.label,
@@ -353,6 +306,7 @@ class _Loader:
                 complement.activation if complement else KnowledgeItem.Frequency.ALWAYS,
                 complement.n if complement else 1,
                 json_value(complement.conditions if complement else []),
+                self.bot.pk,
                 self.now,
                 self.now,
             )
