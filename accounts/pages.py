@@ -5,6 +5,7 @@ import base64
 
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
@@ -26,7 +27,7 @@ def authentication_page(request):
         password = request.POST.get("password", "")
         context["login"] = login
         if not login or not password:
-            context["error"], status = "Enter your back-office login and password.", 400
+            context["error"], status = gettext("Enter your back-office login and password."), 400
         else:
             try:
                 user = login_with_password(request, login, password)

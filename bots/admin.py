@@ -41,9 +41,9 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
     readonly_fields = ["uuid", "knowledge_version", "created_at", "api_access", "learning", "knowledge_base"]
     fieldsets = [
         (None, {"fields": ["name", "uuid", "account", "api_access", "learning", "knowledge_base"]}),
-        ("Dialog", {"fields": ["default_language", "language_detection", "too_many_misunderstood", "time_zone"]}),
+        (_("Dialog"), {"fields": ["default_language", "language_detection", "too_many_misunderstood", "time_zone"]}),
         (_("Export by e-mail"), {"fields": [MAIL_CAP_FIELD]}),
-        ("Internals", {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
+        (_("Internals"), {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
     ]
     inlines = [BotLanguageInline, SpaceInline]
     # The "test the bot" box under the form (knowledge/backoffice/testbot.py answers it).
@@ -69,36 +69,43 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
             return queryset
         return queryset.filter(account__members__user=request.user)
 
-    @admin.display(description="Knowledge items")
+    @admin.display(description=_("Knowledge items"))
     def items(self, bot):
         return bot.knowledge_items.count()
 
-    @admin.display(description="Try it")
+    @admin.display(description=_("Try it"))
     def try_it(self, bot):
-        return format_html('<a href="{}?bot={}" target="_blank">Demo chat</a>', reverse("demo-chat"), bot.uuid)
+        return format_html(
+            '<a href="{}?bot={}" target="_blank">{}</a>', reverse("demo-chat"), bot.uuid, gettext("Demo chat")
+        )
 
-    @admin.display(description="API access")
+    @admin.display(description=_("API access"))
     def api_access(self, bot):
         if not bot.pk:
             return "-"
         return format_html(
-            'botUUID <code>{}</code> · <a href="{}">API access</a> · <a href="{}" target="_blank">API console</a> · '
-            '<a href="/servlet/authentication.html" target="_blank">Get a token</a>',
+            'botUUID <code>{}</code> · <a href="{}">{}</a> · <a href="{}" target="_blank">{}</a> · '
+            '<a href="/servlet/authentication.html" target="_blank">{}</a>',
             bot.uuid,
             reverse("admin:accounts_botapiaccess_change", args=[bot.pk]),
+            gettext("API access"),
             reverse("api-console"),
+            gettext("API console"),
+            gettext("Get a token"),
         )
 
-    @admin.display(description="Learning")
+    @admin.display(description=_("Learning"))
     def learning(self, bot):
         """The bot's misunderstood questions page (knowledge/learning/)."""
         if not bot.pk:
             return "-"
         return format_html(
-            '<a href="{}">Misunderstood questions</a> · <a href="{}?bot__id__exact={}">Ignored questions</a>',
+            '<a href="{}">{}</a> · <a href="{}?bot__id__exact={}">{}</a>',
             reverse("admin:knowledge_misunderstoodinput_changelist") + f"?bot={bot.pk}",
+            gettext("Misunderstood questions"),
             reverse("admin:knowledge_ignoredgroup_changelist"),
             bot.pk,
+            gettext("Ignored questions"),
         )
 
     @admin.display(description=_("Knowledge base"))

@@ -211,6 +211,8 @@ LANGUAGE_CODE = "en"
 # the theme's (unfold ships no French) in config/locale_theme/; `make install` compiles both.
 LANGUAGES = [("en", "English"), ("fr", "Français")]
 LOCALE_PATHS = [BASE_DIR / "config" / "locale", BASE_DIR / "config" / "locale_theme"]
+# One date format per language on every page (config/formats/: 2026-11-28 06:24 in English, 28/11/2026 06:24 in French).
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -247,7 +249,7 @@ CSRF_FAILURE_VIEW = "accounts.error_pages.csrf_failure"
 # The back office (django-unfold): its name, its home page per role and its sidebar of every page a role may open.
 UNFOLD = {
     "SITE_TITLE": _("Back office"),
-    "SITE_HEADER": "Bot platform",
+    "SITE_HEADER": _("Bot platform"),
     "SITE_SUBHEADER": _("Bots, knowledge, dialogs and live chat"),
     "SITE_SYMBOL": "smart_toy",
     "SHOW_LANGUAGES": True,  # the language switcher (English / Français) in the user menu

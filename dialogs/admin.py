@@ -1,6 +1,7 @@
 """Back office for dialogs: reading conversations, GDPR requests and client errors."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from bots.logs.backoffice import ByDate, ReadOnlyLogAdmin
 
@@ -24,7 +25,7 @@ class ClientErrorAdmin(ReadOnlyLogAdmin):
     list_select_related = ["bot"]
     readonly_fields = [field.name for field in ClientError._meta.fields]
 
-    @admin.display(description="Message")
+    @admin.display(description=_("Message"))
     def short_message(self, error):
         return error.message[:80]
 

@@ -1,11 +1,12 @@
 """The knowledge app: knowledge items, formulations, answers, matching and knowledge-base exchange."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class KnowledgeConfig(AppConfig):
     name = "knowledge"
-    verbose_name = "Knowledge"
+    verbose_name = _("Knowledge")
 
     def ready(self):
         from bots.status import checks

@@ -2,11 +2,12 @@
 chatbox and of the operators' console, and the Operators availability and Callback servlet groups."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class LivechatConfig(AppConfig):
     name = "livechat"
-    verbose_name = "Live chat"
+    verbose_name = _("Live chat")
 
     def ready(self):
         from bots.status import checks, volumes

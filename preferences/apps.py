@@ -1,11 +1,12 @@
 """The preferences app: bot and account preferences with a registry of known keys."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PreferencesConfig(AppConfig):
     name = "preferences"
-    verbose_name = "Preferences"
+    verbose_name = _("Preferences")
 
     def ready(self):
         from bots.status import checks

@@ -3,6 +3,7 @@ for the people the Log Explicit API lets read them (status.details), scoped to t
 
 from django.contrib import admin
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import ReadOnlyAdmin
@@ -37,7 +38,7 @@ class ServerErrorAdmin(ReadOnlyLogAdmin):
 
     @admin.display(description=_("Minute"), ordering="minute")
     def when(self, row):
-        return timezone.localtime(row.minute).strftime("%Y-%m-%d %H:%M")
+        return date_format(timezone.localtime(row.minute), "SHORT_DATETIME_FORMAT")
 
     @admin.display(description=_("Error"), ordering="status")
     def error(self, row):

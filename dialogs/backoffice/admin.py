@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
@@ -153,7 +154,8 @@ class DialogAdmin(BotScopedAdmin):
     def started(self, dialog):
         started = timezone.localtime(dialog.first_activity)
         return self._cell(
-            dialog, format_html('<span class="whitespace-nowrap">{}</span>', started.strftime("%Y-%m-%d %H:%M"))
+            dialog,
+            format_html('<span class="whitespace-nowrap">{}</span>', date_format(started, "SHORT_DATETIME_FORMAT")),
         )
 
     @admin.display(description=_("Visitor"))
@@ -270,7 +272,7 @@ class DialogAdmin(BotScopedAdmin):
             return self._mark_from_page(request, dialog)
         marks.mark_read(dialog, request.user)
         title = _t("Dialog of %(date)s") % {
-            "date": timezone.localtime(dialog.first_activity).strftime("%Y-%m-%d %H:%M")
+            "date": date_format(timezone.localtime(dialog.first_activity), "SHORT_DATETIME_FORMAT")
         }
         context = {
             **self.admin_site.each_context(request),

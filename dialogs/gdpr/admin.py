@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.translation import gettext as _t
 from django.utils.translation import gettext_lazy as _
@@ -74,7 +75,7 @@ class GdprRequestAdmin(BotScopedAdmin):
 
     @admin.display(description=_("Received"), ordering="created_at")
     def received(self, gdpr_request):
-        received = timezone.localtime(gdpr_request.created_at).strftime("%Y-%m-%d %H:%M")
+        received = date_format(timezone.localtime(gdpr_request.created_at), "SHORT_DATETIME_FORMAT")
         return format_html('<span class="whitespace-nowrap">{}</span>', received)
 
     @admin.display(description=_("Request"), ordering="object")
@@ -115,7 +116,7 @@ class GdprRequestAdmin(BotScopedAdmin):
         return _t("%(action)s by %(user)s, %(at)s") % {
             "action": GdprAction.Kind(gdpr_request.last_kind).label,
             "user": gdpr_request.last_by or "—",
-            "at": timezone.localtime(gdpr_request.last_at).strftime("%Y-%m-%d %H:%M"),
+            "at": date_format(timezone.localtime(gdpr_request.last_at), "SHORT_DATETIME_FORMAT"),
         }
 
     # A request's page: what is held, the action to take, the log.
@@ -131,7 +132,7 @@ class GdprRequestAdmin(BotScopedAdmin):
             done, errors = self._process(request, gdpr_request)
             if done:
                 return HttpResponseRedirect(request.path)
-        received = timezone.localtime(gdpr_request.created_at).strftime("%Y-%m-%d %H:%M")
+        received = date_format(timezone.localtime(gdpr_request.created_at), "SHORT_DATETIME_FORMAT")
         title = _t("%(request)s, %(date)s") % {"request": gdpr_request.get_object_display(), "date": received}
         context = {
             **self.admin_site.each_context(request),

@@ -2,6 +2,7 @@
 allowed values, and the slots an item needs (slot items of the same bot)."""
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from knowledge.models import KnowledgeItem
 
@@ -11,12 +12,12 @@ def validate_texts(value):
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and 0 < len(k) <= 8 and isinstance(v, str) for k, v in value.items()
     ):
-        raise ValidationError('A JSON object of sentences by language code: {"fr": "…", "en": "…"}.')
+        raise ValidationError(_('A JSON object of sentences by language code: {"fr": "…", "en": "…"}.'))
 
 
 def validate_values(value):
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ValidationError('A JSON list of non-empty texts: ["Margherita", "Regina"].')
+        raise ValidationError(_('A JSON list of non-empty texts: ["Margherita", "Regina"].'))
 
 
 def slots_validator(bot_id: int | None):
@@ -24,9 +25,9 @@ def slots_validator(bot_id: int | None):
 
     def validate(value):
         if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-            raise ValidationError("A JSON list of slot item ids: [12, 13].")
+            raise ValidationError(_("A JSON list of slot item ids: [12, 13]."))
         if len(set(value)) != len(value):
-            raise ValidationError("A slot is needed once.")
+            raise ValidationError(_("A slot is needed once."))
         if bot_id and value:
             found = set(
                 KnowledgeItem.objects.filter(bot_id=bot_id, kind=KnowledgeItem.Kind.SLOT, pk__in=value).values_list(
@@ -35,21 +36,22 @@ def slots_validator(bot_id: int | None):
             )
             unknown = [v for v in value if v not in found]
             if unknown:
-                raise ValidationError(f"Not slot items of this bot: {', '.join(map(str, unknown))}.")
+                raise ValidationError(_("Not slot items of this bot: %(ids)s.") % {"ids": ", ".join(map(str, unknown))})
 
     return validate
 
 
 def slots_help(bot_id: int | None) -> str:
     """The bot's slot items, so the editor can pick their ids."""
-    text = "Ids of the slot items this item asks for, in order: [12, 13]."
+    text = _("Ids of the slot items this item asks for, in order: [12, 13].")
     if not bot_id:
         return text
     rows = KnowledgeItem.objects.filter(bot_id=bot_id, kind=KnowledgeItem.Kind.SLOT).values_list(
         "id", "label", "slot_variable", "slot_type"
     )
     listed = "; ".join(f"{pk} {label} (${{capture.{variable}}}, {kind or '?'})" for pk, label, variable, kind in rows)
-    return f"{text} This bot's slot items: {listed}." if listed else f"{text} This bot has no slot item yet."
+    more = _("This bot's slot items: %(items)s.") % {"items": listed} if listed else _("This bot has no slot item yet.")
+    return f"{text} {more}"
 
 
 def _texts(formfield, bot_id):

@@ -9,6 +9,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from unfold.admin import TabularInline
 
 from accounts.admin import AccountScopedAdmin
@@ -25,7 +27,7 @@ class SurveyFieldForm(forms.ModelForm):
     options = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 18}),
         required=False,
-        help_text="Choices and drop-down lists: one option per line.",
+        help_text=_("Choices and drop-down lists: one option per line."),
     )
 
     class Meta:
@@ -75,7 +77,7 @@ class SurveyFieldInline(TabularInline):
     def get_readonly_fields(self, request, obj=None):
         return ["option_list"]
 
-    @admin.display(description="Options")
+    @admin.display(description=_("Options"))
     def option_list(self, row):
         return ", ".join(row.children.order_by("position", "id").values_list("label", flat=True)) or "-"
 
@@ -115,15 +117,17 @@ class SurveyAdmin(AccountScopedAdmin, BotScopedAdmin):
     def delete_model(self, request, obj):
         definitions.delete_survey(obj)
 
-    @admin.display(description="Answers")
+    @admin.display(description=_("Answers"))
     def answer_count(self, survey):
         return survey.answers.count()
 
-    @admin.display(description="Results")
+    @admin.display(description=_("Results"))
     def results_link(self, survey):
         if not survey.pk:
             return "-"
-        return format_html('<a href="{}">Results</a>', reverse("admin:dialogs_survey_results", args=[survey.pk]))
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:dialogs_survey_results", args=[survey.pk]), gettext("Results")
+        )
 
     def get_urls(self):
         own = [
@@ -147,7 +151,7 @@ class SurveyAdmin(AccountScopedAdmin, BotScopedAdmin):
                 count["percent"] = round(100 * count["count"] / total) if total else 0
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Results of {survey.name} [{survey.language}]",
+            "title": gettext("Results of %(survey)s") % {"survey": f"{survey.name} [{survey.language}]"},
             "survey": survey,
             "total": total,
             "fields": fields,

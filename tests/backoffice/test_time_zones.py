@@ -54,7 +54,7 @@ def test_a_list_of_bots_in_several_zones_keeps_the_server_s_until_one_bot_is_cho
 def test_a_row_s_page_uses_its_bot_s_zone_and_the_next_request_does_not(client, administrator):
     error = error_of(administrator)
     page = client.get(f"/admin/bots/servererror/{error.pk}/change/").content.decode()
-    assert "Jan. 15, 2026, 1 p.m." in page  # Django's own date format, at the bot's time
+    assert "2026-01-15 13:00" in page  # the English date format (config/formats/en), at the bot's time
     assert "noon" not in page  # 12:00 UTC
     assert timezone.get_current_timezone_name() == "UTC"  # this thread's zone was put back
 

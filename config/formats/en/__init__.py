@@ -1,0 +1,1 @@
+"""English dates and times."""

@@ -1,0 +1,1 @@
+"""French dates and times."""
