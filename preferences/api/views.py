@@ -2,8 +2,12 @@
 
 PUT /preferences/bot/{botUUID}/{name}/{value} answers the stored pair; a value that cannot travel in a
 path segment (a slash…) goes in the body field `value` of PUT /preferences/bot/{botUUID}/{name}.
-Each call's schema names every status it may answer (bots/servlet/schema.py).
+Each call's schema names every status it may answer (bots/servlet/schema.py). One view per call serves
+both scopes, a bot's preferences and the account's: the scope says whose preferences they are.
 """
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -24,8 +28,6 @@ from bots.servlet.views import ServletView, get_bot
 from .. import services
 from ..registry import KNOWN_KEYS
 
-BOT = ["Bot preferences"]
-ACCOUNT = ["Account preferences"]
 JSON = {200: plain_schema(OBJECT)}
 # Every preference call needs a token; the bot, the account (a superuser names it) or the preference may be unknown.
 ERRORS = PROTECTED_RESOURCE_ERRORS
@@ -34,7 +36,7 @@ NAME_FILTER = OpenApiParameter("name", str, description="Only this preference's 
 VALUE = inline_serializer("PreferenceValue", {"value": serializers.CharField(max_length=4000)})
 
 
-def bot_owner(request, bot_uuid: str, action: str) -> tuple[services.Owner, object]:
+def bot_owner(request, action: str, bot_uuid: str) -> tuple[services.Owner, object]:
     user = authenticate_request(request)
     bot = get_bot(bot_uuid)
     check_allowed(user, action, bot=bot)
@@ -46,6 +48,20 @@ def account_owner(request, action: str) -> tuple[services.Owner, object]:
     return services.Owner(account=acting_account(request, user, action)), user
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Whose preferences a view serves: `owner(request, action, **path)` finds them (and the user) from the
+    request and the path's arguments (a bot's UUID, or none for the user's account)."""
+
+    name: str
+    tags: list[str]
+    owner: Callable
+
+
+BOT = Scope("Bot", ["Bot preferences"], bot_owner)
+ACCOUNT = Scope("Account", ["Account preferences"], account_owner)
+
+
 def owner_fields(owner: services.Owner) -> dict:
     return {"botUUID": str(owner.bot.uuid)} if owner.bot is not None else {"account": owner.account.name}
 
@@ -53,7 +69,10 @@ def owner_fields(owner: services.Owner) -> dict:
 class PreferencesView(ProtectedView):
     """All preferences of the owner (GET)."""
 
-    def answer_all(self, owner):
+    scope: Scope
+
+    def get(self, request, **path):
+        owner, _ = self.scope.owner(request, "preferences.read", **path)
         preferences = [services.preference_summary(p) for p in owner.preferences()]
         return plain_json({**owner_fields(owner), "preferences": preferences})
 
@@ -61,17 +80,50 @@ class PreferencesView(ProtectedView):
 class PreferenceView(ProtectedView):
     """One preference: read (GET), set (PUT/POST, value in the path or the body), delete (DELETE)."""
 
-    def answer_one(self, owner, preference):
-        return plain_json({**owner_fields(owner), **services.preference_summary(preference)})
+    scope: Scope
 
-    def set_value(self, request, owner, user, name, value):
+    def get(self, request, name, **path):
+        owner, _ = self.scope.owner(request, "preferences.read", **path)
+        return self.answer_one(owner, services.get_preference(owner, name))
+
+    def put(self, request, name, value=None, **path):
+        owner, user = self.scope.owner(request, "preferences.edit", **path)
         if value is None:
             value = self.params(request).raw("value")
         preference, _ = services.set_preference(owner, name, value, user=user)
         return self.answer_one(owner, preference)
 
-    def deleted(self, owner, name, old):
+    post = put
+
+    def delete(self, request, name, **path):
+        owner, user = self.scope.owner(request, "preferences.edit", **path)
+        old = services.delete_preference(owner, name, user=user)
         return plain_json({**owner_fields(owner), "name": name, "value": old, "deleted": True})
+
+    def answer_one(self, owner, preference):
+        return plain_json({**owner_fields(owner), **services.preference_summary(preference)})
+
+
+# Set one preference, its value in the path. (Comments, not docstrings, here: drf-spectacular would show a
+# docstring as the calls' description, and the API console's descriptions stay as they were.)
+class PreferenceValueView(PreferenceView):
+    http_method_names = ["put", "post", "options"]
+
+
+# The owner's preference changes, newest first (at most 500), optionally one preference's.
+class PreferenceHistoryView(ProtectedView):
+    scope: Scope
+
+    def get(self, request, **path):
+        owner, _ = self.scope.owner(request, "preferences.read", **path)
+        name = self.params(request).text("name") or None
+        changes = [services.change_summary(c) for c in services.history(owner, name)[:500]]
+        return plain_json({**owner_fields(owner), "changes": changes})
+
+
+def scoped(view: type, scope: Scope, **schema) -> type:
+    """The view serving one scope, with that scope's OpenAPI description (drf-spectacular describes a class)."""
+    return extend_schema(tags=scope.tags, **schema)(type(scope.name + view.__name__, (view,), {"scope": scope}))
 
 
 @extend_schema(
@@ -85,106 +137,51 @@ class PreferenceKeysView(ServletView):
         return plain_json([key.describe() for key in KNOWN_KEYS.values()])
 
 
-@extend_schema(tags=BOT, summary="All preferences of a bot", request=None, responses=ANSWERS)
-class BotPreferencesView(PreferencesView):
-    def get(self, request, bot_uuid):
-        owner, _ = bot_owner(request, bot_uuid, "preferences.read")
-        return self.answer_all(owner)
-
-
-@extend_schema(
-    tags=BOT, summary="Read, set (value in the body) or delete one bot preference", request=VALUE, responses=ANSWERS
+BotPreferencesView = scoped(PreferencesView, BOT, summary="All preferences of a bot", request=None, responses=ANSWERS)
+BotPreferenceView = scoped(
+    PreferenceView,
+    BOT,
+    summary="Read, set (value in the body) or delete one bot preference",
+    request=VALUE,
+    responses=ANSWERS,
 )
-class BotPreferenceView(PreferenceView):
-    def get(self, request, bot_uuid, name):
-        owner, _ = bot_owner(request, bot_uuid, "preferences.read")
-        return self.answer_one(owner, services.get_preference(owner, name))
-
-    def put(self, request, bot_uuid, name, value=None):
-        owner, user = bot_owner(request, bot_uuid, "preferences.edit")
-        return self.set_value(request, owner, user, name, value)
-
-    post = put
-
-    def delete(self, request, bot_uuid, name):
-        owner, user = bot_owner(request, bot_uuid, "preferences.edit")
-        return self.deleted(owner, name, services.delete_preference(owner, name, user=user))
-
-
-@extend_schema(
-    tags=BOT,
+BotPreferenceValueView = scoped(
+    PreferenceValueView,
+    BOT,
     summary="Set a bot preference: PUT /preferences/bot/{botUUID}/{name}/{value}",
     request=None,
     responses=ANSWERS,
 )
-class BotPreferenceValueView(BotPreferenceView):
-    http_method_names = ["put", "post", "options"]
-
-
-@extend_schema(
-    tags=BOT,
+BotPreferenceHistoryView = scoped(
+    PreferenceHistoryView,
+    BOT,
     summary="History of a bot's preference changes (who, when, from what to what)",
     request=None,
     parameters=[NAME_FILTER],
     responses=ANSWERS,
 )
-class BotPreferenceHistoryView(ProtectedView):
-    def get(self, request, bot_uuid):
-        owner, _ = bot_owner(request, bot_uuid, "preferences.read")
-        name = self.params(request).text("name") or None
-        changes = [services.change_summary(c) for c in services.history(owner, name)[:500]]
-        return plain_json({**owner_fields(owner), "changes": changes})
-
-
-@extend_schema(tags=ACCOUNT, summary="All preferences of the user's account", request=None, responses=ANSWERS)
-class AccountPreferencesView(PreferencesView):
-    def get(self, request):
-        owner, _ = account_owner(request, "preferences.read")
-        return self.answer_all(owner)
-
-
-@extend_schema(
-    tags=ACCOUNT,
+AccountPreferencesView = scoped(
+    PreferencesView, ACCOUNT, summary="All preferences of the user's account", request=None, responses=ANSWERS
+)
+AccountPreferenceView = scoped(
+    PreferenceView,
+    ACCOUNT,
     summary="Read, set (value in the body) or delete one account preference",
     request=VALUE,
     responses=ANSWERS,
 )
-class AccountPreferenceView(PreferenceView):
-    def get(self, request, name):
-        owner, _ = account_owner(request, "preferences.read")
-        return self.answer_one(owner, services.get_preference(owner, name))
-
-    def put(self, request, name, value=None):
-        owner, user = account_owner(request, "preferences.edit")
-        return self.set_value(request, owner, user, name, value)
-
-    post = put
-
-    def delete(self, request, name):
-        owner, user = account_owner(request, "preferences.edit")
-        return self.deleted(owner, name, services.delete_preference(owner, name, user=user))
-
-
-@extend_schema(
-    tags=ACCOUNT,
+AccountPreferenceValueView = scoped(
+    PreferenceValueView,
+    ACCOUNT,
     summary="Set an account preference: PUT /preferences/account/{name}/{value}",
     request=None,
     responses=ANSWERS,
 )
-class AccountPreferenceValueView(AccountPreferenceView):
-    http_method_names = ["put", "post", "options"]
-
-
-@extend_schema(
-    tags=ACCOUNT,
+AccountPreferenceHistoryView = scoped(
+    PreferenceHistoryView,
+    ACCOUNT,
     summary="History of the account's preference changes",
     request=None,
     parameters=[NAME_FILTER],
     responses=ANSWERS,
 )
-class AccountPreferenceHistoryView(ProtectedView):
-    def get(self, request):
-        owner, _ = account_owner(request, "preferences.read")
-        name = self.params(request).text("name") or None
-        changes = [services.change_summary(c) for c in services.history(owner, name)[:500]]
-        return plain_json({**owner_fields(owner), "changes": changes})
