@@ -2,7 +2,7 @@
 server-side check that a formulation, answer or sentence is in a language (and space) of its bot."""
 
 from django import forms
-from django.utils.translation import gettext
+from django.utils.translation import get_language_info, gettext
 from django.utils.translation import gettext_lazy as _
 from unfold.forms import PaginationInlineFormSet
 from unfold.widgets import UnfoldAdminSelectWidget
@@ -12,7 +12,11 @@ from bots.models import LANGUAGE_NAMES, Bot, BotLanguage
 
 
 def language_label(code: str) -> str:
-    name = LANGUAGE_NAMES.get(code)
+    """The name in the page's language (Django's catalogue) and the code: French (fr), Français (fr) in French."""
+    try:
+        name = get_language_info(code)["name_translated"]
+    except KeyError:  # a code Django does not know: the bot's English name, if any
+        name = LANGUAGE_NAMES.get(code)
     return f"{name} ({code})" if name else code
 
 

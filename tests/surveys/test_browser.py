@@ -22,7 +22,8 @@ SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "survey
 
 @pytest.fixture
 def page(browser, live_server, demo_bot_live):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="fr-FR", accept_downloads=True)
+    # An English browser: the back office follows Accept-Language, and these checks read its English messages.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", accept_downloads=True)
     context.set_default_timeout(10_000)
     yield context.new_page()
     context.close()
