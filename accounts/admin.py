@@ -179,7 +179,8 @@ class BackOfficeUserAdmin(ScopedChoices, UserAdmin, ModelAdmin):
 
     @admin.display(description=_("Role"), ordering="membership__role")
     def role(self, user):
-        return role_of(user) or "-"
+        role = role_of(user)
+        return Role(role).label if role else "-"  # its name in the page's language
 
 
 @admin.register(ApiToken)

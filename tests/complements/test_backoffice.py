@@ -29,7 +29,8 @@ def shot(page, name):
 
 @pytest.fixture
 def back_office(browser, live_server, demo_bot_live):  # noqa: F811
-    context = back_office_context(browser, width=1280, height=860, locale="fr-FR")
+    # An English browser: the back office follows Accept-Language, and these checks read it in English.
+    context = back_office_context(browser, width=1280, height=860, locale="en-US")
     yield context.new_page()
     context.close()
 

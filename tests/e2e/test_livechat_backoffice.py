@@ -23,7 +23,8 @@ SHOTS = Path(__file__).resolve().parent.parent.parent / "test-results" / "livech
 
 @pytest.fixture
 def back_office(browser, live_server, demo_bot_live):
-    context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="fr-FR")
+    # An English browser: the back office follows Accept-Language, and these checks read it in English.
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, locale="en-US")
     context.set_default_timeout(10_000)
     yield context.new_page()
     context.close()
