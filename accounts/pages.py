@@ -6,15 +6,23 @@ import base64
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
 from bots.servlet.errors import ServletError
 
 from .lockout import client_address
-from .models import ApiToken
+from .models import ApiToken, Role
 from .permissions import login_with_password
 from .services import user_summary
+
+# The servlet's refusals, as this page says them in its reader's language (the JSON API keeps its English).
+REFUSALS = {
+    "INVALID_CREDENTIALS": _("The login or the password is wrong."),
+    "LOGIN_LOCKED": _("Too many failed logins for this login or this address; try again later."),
+    "LOGIN_SLOWED": _("Several failed logins: wait before trying again."),
+}
 
 
 @never_cache
@@ -32,17 +40,19 @@ def authentication_page(request):
             try:
                 user = login_with_password(request, login, password)
             except ServletError as error:
-                context["error"], status = error.message, error.status
+                context["error"], status = REFUSALS.get(error.code, error.message), error.status
                 context["retry_after"] = getattr(error, "retry_after", None)
             else:
                 token, key = ApiToken.issue(user, address=client_address(request) or None)
+                summary = user_summary(user)
                 basic = base64.b64encode(f"{login}:{password}".encode()).decode("ascii")
                 context.update(
                     token=key,
                     expires_at=token.expires_at,
                     lifetime_hours=int((token.expires_at - token.created_at).total_seconds() // 3600),
                     basic=f"Basic {basic}",
-                    user=user_summary(user),
+                    user=summary,
+                    role=Role(summary["role"]).label if summary["role"] else "",  # in the page's language
                     api_root=request.build_absolute_uri("/servlet/api"),
                 )
     response = render(request, "servlet/authentication.html", context, status=status)
