@@ -5,8 +5,7 @@ import base64
 import pytest
 from django.test import Client
 
-from knowledge.demo.content import BOT_UUID
-from knowledge.demo.seed import seed_demo_bot
+from knowledge.demo.seed import BOT_UUID, seed_demo_bot
 
 
 def decode(value):

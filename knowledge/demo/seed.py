@@ -1,133 +1,43 @@
-"""Creates the demo bot (fixed UUID) with its knowledge, the demo account and its administrator."""
+"""Creates the demo bot (fixed UUID) with its knowledge, the demo account and its administrator.
+
+The knowledge is knowledge/demo/demo_bot.xml, a knowledge base file (docs/knowledge-base-xml.md) with the
+bot's data (its "no" matching group preference), loaded by the same streaming, atomic importer as the
+import servlet. What a knowledge base file does not carry stays code here: the account, the bot itself
+(its fixed UUID and name; the file names them but an import never makes a bot) and the administrator.
+"""
 
 import os
 import secrets
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.models import Account, Membership, Role
-from bots.models import Bot, BotLanguage, Space, bump_knowledge_version
-from dialogs.slots.demo import seed_demo_slots
-from dialogs.surveys.demo import seed_demo_surveys
+from bots.models import DEMO_BOT_UUID, Bot
 
-from ..models import Answer, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
-from . import content
-from .branches import seed_branches
+from ..exchange import import_knowledge_base
 
 ADMIN_LOGIN = "admin"
+BOT_UUID = DEMO_BOT_UUID
+BOT_NAME = "Clara — Banque Exemple"
+KNOWLEDGE_BASE = Path(__file__).with_name("demo_bot.xml")
 
 
 @transaction.atomic
 def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
     """The demo bot, created with its knowledge if missing (or rebuilt with reset). Returns (bot, created)."""
     account, _ = Account.objects.get_or_create(name="Demo")
-    bot = Bot.objects.filter(uuid=content.BOT_UUID).first()
+    bot = Bot.objects.filter(uuid=BOT_UUID).first()
     if bot is not None and not reset:
         return bot, False
     if bot is not None:
         bot.delete()
-    bot = Bot.objects.create(uuid=content.BOT_UUID, name=content.BOT_NAME, account=account, default_language="fr")
-    for code in ("fr", "en"):
-        BotLanguage.objects.create(bot=bot, code=code)
-    spaces = {
-        name: Space.objects.create(bot=bot, name=name, is_default=(index == 0))
-        for index, name in enumerate(content.SPACES)
-    }
-    for category, name, members in content.GROUPS:
-        MatchingGroup.objects.create(bot=bot, name=name, category=category, members=members)
-    for language, text in content.WELCOME.items():
-        GlobalSentence.objects.create(bot=bot, language=language, kind=GlobalSentence.Kind.WELCOME, text=text)
-
-    tags: dict[str, Tag] = {}
-    for position, spec in enumerate(content.ITEMS):
-        _create_item(bot, spec, spaces, tags, position)
-
-    reminder = KnowledgeItem.objects.create(
-        bot=bot,
-        kind=KnowledgeItem.Kind.COMPLEMENTARY,
-        status=KnowledgeItem.Status.PUBLISHED,
-        label="Card security reminder",
-        complement_position=KnowledgeItem.Position.AFTER,
-        complement_frequency=KnowledgeItem.Frequency.ONCE_PER_DIALOG,
-    )
-    reminder.complement_tags.add(tags["Cartes"])
-    for language, text in content.CARD_REMINDER.items():
-        Answer.objects.create(item=reminder, language=language, space=spaces["Defaut"], text=text)
-    for position, spec in enumerate(content.PREDEFINED):
-        canned = KnowledgeItem.objects.create(
-            bot=bot,
-            kind=KnowledgeItem.Kind.PREDEFINED,
-            status=KnowledgeItem.Status.PUBLISHED,
-            label=spec["label"],
-            tag=tags.get(spec.get("tag", "")),  # its theme in the operators' console
-            position=position,
-        )
-        for language in ("fr", "en"):
-            Answer.objects.create(item=canned, language=language, space=spaces["Defaut"], text=spec[language])
-    seed_demo_surveys(bot, content.SURVEYS, content.ITEMS)
-    seed_demo_slots(bot, content.SLOT_FILLING, content.NO_GROUP)
-    bump_knowledge_version(bot.pk)
+    bot = Bot.objects.create(uuid=BOT_UUID, name=BOT_NAME, account=account, default_language="fr")
+    import_knowledge_base(bot, KNOWLEDGE_BASE, preferences=True)
+    bot.refresh_from_db()
     return bot, True
-
-
-def _create_item(bot, spec, spaces, tags, position, parent=None):
-    tag = None
-    if spec.get("tag"):
-        tag = tags.get(spec["tag"]) or Tag.objects.create(bot=bot, name=spec["tag"])
-        tags[spec["tag"]] = tag
-    item = KnowledgeItem.objects.create(
-        bot=bot,
-        kind=KnowledgeItem.Kind.QUESTION,
-        status=spec.get("status", KnowledgeItem.Status.PUBLISHED),
-        label=spec["label"],
-        featured=spec.get("featured", False),
-        tag=tag or (parent.tag if parent else None),
-        parent=parent,
-        position=position,
-    )
-    # Bulk writes send no signal: the knowledge version is bumped once, at the end of the seed.
-    formulations, answers = [], []
-    for language in ("fr", "en"):
-        texts, answer = spec[language]
-        formulations += [
-            Formulation(
-                item=item, language=language, text=text.lstrip("~"), rewordable=not text.startswith("~"), position=index
-            )
-            for index, text in enumerate(texts)
-        ]
-        feedback = spec.get("feedback", False)
-        livechat = spec.get("livechat", False)
-        if answer is not None:  # None: answered only in the spaces below
-            answers.append(
-                Answer(
-                    item=item,
-                    language=language,
-                    space=spaces["Defaut"],
-                    text=answer,
-                    ask_feedback=feedback,
-                    livechat=livechat,
-                    # template, sidebar, GUI action, URL redirection, steps
-                    **spec.get("rich", {}).get(language, {}),
-                )
-            )
-        answers += [
-            Answer(
-                item=item,
-                language=language,
-                space=spaces[name],
-                text=texts_by_language[language],
-                ask_feedback=feedback,
-            )
-            for name, texts_by_language in spec.get("spaces", {}).items()
-        ]
-    Formulation.objects.bulk_create(formulations)
-    Answer.objects.bulk_create(answers)
-    seed_branches(item, spec, spaces["Defaut"])
-    for child_position, child in enumerate(spec.get("children", [])):
-        _create_item(bot, child, spaces, tags, child_position, parent=item)
-    return item
 
 
 def ensure_demo_admin() -> tuple[str, str | None]:

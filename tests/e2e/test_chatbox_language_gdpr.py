@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from dialogs.models import Dialog, GdprRequest, Interaction
-from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import BOT_UUID
 from tests.browser import screenshots
 from tests.e2e.conftest import ChatPage, browser, demo_bot_live  # noqa: F401 (fixtures)
 from tests.e2e.test_demo_chat import ANSWERS, BUBBLES, ask, stored_context

@@ -11,7 +11,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from dialogs.models import Dialog, Interaction
-from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import BOT_UUID
 from tests.conftest import decode
 
 pytestmark = pytest.mark.browser

@@ -3,7 +3,7 @@
 import pytest
 
 from bots.models import Bot
-from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import BOT_UUID
 
 pytestmark = pytest.mark.django_db
 

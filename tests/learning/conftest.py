@@ -4,7 +4,7 @@ users of its account whose role group gives their permissions."""
 import pytest
 from django.test import Client
 
-from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import BOT_UUID
 from tests.accounts.personas import make_persona
 from tests.conftest import Chatbox
 

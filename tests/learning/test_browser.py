@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import BOT_UUID
 from knowledge.learning.models import IgnoredGroup
 from knowledge.models import KnowledgeItem
 from tests.accounts.personas import PASSWORD

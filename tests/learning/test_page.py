@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from dialogs.models import Interaction
-from knowledge.demo.content import BOT_UUID
+from knowledge.demo.seed import BOT_UUID
 from knowledge.learning import page
 from knowledge.learning.models import IgnoredGroup
 from knowledge.matching import normalise

@@ -3,8 +3,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from knowledge.demo.content import BOT_UUID
-from knowledge.demo.seed import ensure_demo_admin, seed_demo_bot
+from knowledge.demo.seed import BOT_UUID, ensure_demo_admin, seed_demo_bot
 
 
 class Command(BaseCommand):
