@@ -52,7 +52,6 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -69,10 +68,9 @@ if str(REPO) not in sys.path:  # run as `python bench/livechat.py` from anywhere
     sys.path.insert(0, str(REPO))
 
 from bench._common import percentile  # noqa: E402
+from tests import servers as harness  # noqa: E402  (the test servers' harness: processes, ports, database)
+from tests.servers import BOT_UUID, DAPHNE, PYTHON  # noqa: E402
 
-PYTHON = sys.executable
-DAPHNE = str(Path(PYTHON).with_name("daphne"))
-BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
 QUESTION = "Quels sont vos horaires d'ouverture ?"
 ADVISOR = "Je veux parler à un conseiller"
 ADMIN_PASSWORD = "bench-admin-" + uuid.uuid4().hex[:12]
@@ -119,25 +117,6 @@ def cpu_seconds(pid: int) -> float:
 
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server on port {port} exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on port {port} after {timeout} s")
 
 
 def b64(text: str) -> str:
@@ -273,52 +252,16 @@ class Database:
             self._remove_sqlite()
 
 
-class Server:
+class Server(harness.Server):
     """One daphne process, run as `make run` runs it (defaults: access log on stdout, pings every 20 s),
-    with the file-descriptor limit raised."""
+    with the file-descriptor limit raised: the test servers' harness (tests/servers.py), plus py-spy."""
 
     def __init__(self, application: str, env: dict, log_path: Path):
-        self.application = application
-        self.env = env
-        self.port = free_port()
-        self.log_path = log_path
-        self.process = None
+        super().__init__(env, log_path, application=application, preexec_fn=raise_nofile, stop_timeout=20)
 
     def start(self):
-        self.log_file = open(self.log_path, "wb")  # noqa: SIM115 (kept open while the server runs)
-        self.process = subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), self.application],
-            cwd=REPO,
-            env=self.env,
-            stdout=self.log_file,
-            stderr=subprocess.STDOUT,
-            preexec_fn=raise_nofile,
-        )
         self.code = code_state()
-        wait_for_port(self.port, self.process)
-        return self
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def ws_url(self, path: str) -> str:
-        return f"ws://127.0.0.1:{self.port}{path}"
-
-    def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process is not None:
-            self.log_file.close()
+        return super().start()
 
     def profile(self, folder: Path | None, name: str):
         """py-spy (if --profile DIR and py-spy is installed) samples this server until the returned
@@ -391,17 +334,6 @@ def echo_env(redis_url: str, folder: Path) -> dict:
     return env
 
 
-def manage(env: dict, *args: str):
-    done = subprocess.run([PYTHON, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-
-
-def prepare_platform_database(env: dict):
-    manage(env, "migrate", "--noinput")
-    manage(env, "seed_demo", "--quiet-urls")
-
-
 class RedisKeys:
     """The benchmark's Redis database: checked to hold only our kind of keys, emptied after each phase."""
 
@@ -446,43 +378,6 @@ class RedisKeys:
 
 
 # ----------------------------------------------------------------------------------- HTTP as a person
-
-
-class Browser:
-    """HTTP with cookies: the admin's token, BO users, and the back office's login form (CSRF)."""
-
-    def __init__(self, base: str):
-        self.base = base
-        self.cookies = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
-
-    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
-        request = urllib.request.Request(self.base + path, data=body, method=method, headers=headers or {})
-        try:
-            with self.opener.open(request, timeout=60) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read()
-
-    def form(self, method: str, path: str, fields: dict, token: str | None = None) -> dict:
-        headers = {"Content-Type": "application/x-www-form-urlencoded"}
-        if token:
-            headers["Authorization"] = token
-        status, body = self.request(method, path, urllib.parse.urlencode(fields).encode(), headers)
-        if status >= 400:
-            raise RuntimeError(f"{method} {path} answered {status}: {body[:300]!r}")
-        return json.loads(body) if body.strip() else {}
-
-    def log_in(self, login: str, password: str) -> str:
-        _status, page = self.request("GET", "/admin/login/")
-        csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
-        fields = {"csrfmiddlewaretoken": csrf, "username": login, "password": password, "next": "/livechat/"}
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Referer": self.base + "/admin/login/"}
-        self.request("POST", "/admin/login/", urllib.parse.urlencode(fields).encode(), headers)
-        names = {cookie.name: cookie.value for cookie in self.cookies}
-        if "sessionid" not in names:
-            raise RuntimeError(f"the back-office login of {login} failed")
-        return "; ".join(f"{name}={value}" for name, value in names.items())
 
 
 # ------------------------------------------------------------------------- client processes (part 1)
@@ -1015,7 +910,7 @@ def part_idle(args, clients: Clients, redis_keys: RedisKeys, work: Path) -> dict
     try:
         env = platform_env(database.url, args.redis_url, work / "idle")
         (work / "idle").mkdir(exist_ok=True)
-        prepare_platform_database(env)
+        harness.prepare_database(env)
         for kind in args.kinds:
             server_env = env if kind == "platform" else echo_env(args.redis_url, work / "idle")
             application = "config.asgi:application" if kind == "platform" else "bench.echo_asgi:application"
@@ -1286,12 +1181,12 @@ def part_latency(args, redis_keys: RedisKeys, work: Path) -> dict:
         env = platform_env(database.url, args.redis_url, folder)
         servers = []
         try:
-            prepare_platform_database(env)
+            harness.prepare_database(env)
             servers = [Server("config.asgi:application", env, work / f"latency-platform-{n}.log").start() for n in "ab"]
             a, b = servers
             log(f"platform: process A on port {a.port} (visitors), B on port {b.port} (operators); code {a.code}")
             results["code"] = a.code
-            admin = Browser(a.base)
+            admin = harness.Browser(a, timeout=60)
             token = admin.form("POST", "/servlet/api/authentication", {"login": "admin", "password": ADMIN_PASSWORD})[
                 "token"
             ]
@@ -1302,7 +1197,7 @@ def part_latency(args, redis_keys: RedisKeys, work: Path) -> dict:
                 fields = {"login": login, "password": password, "role": "operator"}
                 admin.form("POST", "/servlet/api/bousers", fields, token)
                 admin.form("PUT", f"/servlet/api/operators/availability/{login}", {"maxDialogs": str(per)}, token)
-                cookies.append(Browser(b.base).log_in(login, password))
+                cookies.append(harness.Browser(b, timeout=60).log_in(login, password))
             stops = [s.profile(args.profile, f"latency-platform-{n}") for s, n in zip(servers, "ab", strict=True)]
             cpu0 = [cpu_seconds(s.pid) for s in servers]
             results["platform"] = asyncio.run(latency_platform(a, b, cookies, plan, args.dialogs))

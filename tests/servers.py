@@ -1,6 +1,7 @@
 """Real server processes for the tests where processes matter: a scratch database migrated and seeded
 as `make run` does, daphne processes serving it (HTTP and websockets), a private Redis when the machine's
 is not configured, and a small HTTP client that logs in like a person (session cookie) or a script (token).
+The benchmarks (bench/livechat.py) start their servers with this same harness.
 
     with Platform(tmp_path, processes=2, redis=True) as platform:
         a, b = platform.servers
@@ -218,13 +219,27 @@ def scratch_database(folder: Path, name: str) -> tuple[str, callable]:
 class Server:
     """One server process serving the platform: daphne (what `make run` serves); with kind="uvicorn",
     gunicorn managing one uvicorn worker (the production layout's server; its worker is a child process);
-    with kind="wsgi", gunicorn with one sync worker on config.wsgi (plain HTTP, no websockets)."""
+    with kind="wsgi", gunicorn with one sync worker on config.wsgi (plain HTTP, no websockets).
+    `application`: what daphne serves (a benchmark's baseline serves its own); `preexec_fn` runs in the
+    child before it starts (a benchmark raises its file-descriptor limit)."""
 
-    def __init__(self, env: dict, log: Path, kind: str = "daphne"):
+    def __init__(
+        self,
+        env: dict,
+        log: Path,
+        kind: str = "daphne",
+        *,
+        application: str = "config.asgi:application",
+        preexec_fn=None,
+        stop_timeout: float = 10,
+    ):
         self.port = free_port()
         self.env = env
         self.log_path = log
         self.kind = kind
+        self.application = application
+        self.preexec_fn = preexec_fn
+        self.stop_timeout = stop_timeout
         self.process = None
 
     def command(self) -> list[str]:
@@ -235,7 +250,7 @@ class Server:
             ]
         if self.kind == "wsgi":
             return [GUNICORN, "--workers", "1", "--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
-        return [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"]
+        return [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), self.application]
 
     def start(self):
         self.log = open(self.log_path, "wb")  # noqa: SIM115 (kept open while the server runs)
@@ -245,9 +260,14 @@ class Server:
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            preexec_fn=self.preexec_fn,
         )
         wait_for_port(self.port, process=self.process)
         return self
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
 
     def stop(self):
         if self.process is not None and self.process.poll() is None:
@@ -255,7 +275,7 @@ class Server:
             # SIGTERM is gunicorn's graceful stop. daphne stops on SIGINT.
             self.process.send_signal(signal.SIGINT if self.kind == "daphne" else signal.SIGTERM)
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=self.stop_timeout)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
@@ -288,6 +308,22 @@ class Server:
             for task in Path(f"/proc/{pid}/task").glob("*/children"):
                 pending.extend(int(child) for child in task.read_text().split())
         return found
+
+
+def manage(env: dict, *args: str, timeout: float = 300) -> str:
+    """`manage.py ARGS` in a process of its own, with the servers' environment; its output."""
+    done = subprocess.run(
+        [PYTHON, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def prepare_database(env: dict):
+    """The scratch database made as `make run` makes it: migrated, the demo bot and administrator seeded."""
+    manage(env, "migrate", "--noinput")
+    manage(env, "seed_demo", "--quiet-urls")
 
 
 class Platform:
@@ -345,8 +381,7 @@ class Platform:
         }
         if redis_url:
             self.env["REDIS_URL"] = redis_url
-        self.manage("migrate", "--noinput")
-        self.manage("seed_demo", "--quiet-urls")
+        prepare_database(self.env)
         for index in range(self.processes):
             self.servers.append(Server(self.env, self.folder / f"server-{index}.log").start())
         return self
@@ -365,12 +400,7 @@ class Platform:
         self._drop()
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [PYTHON, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-        return done.stdout
+        return manage(self.env, *args)
 
     def admin_token(self) -> str:
         return Browser(self.servers[0]).post_form(
@@ -398,20 +428,21 @@ class Platform:
 class Browser:
     """HTTP as a person's browser does it: cookies kept, the back-office login form with its CSRF token."""
 
-    def __init__(self, server: Server):
+    def __init__(self, server: Server, timeout: float = 30):
         self.server = server
+        self.timeout = timeout
         self.cookies = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
 
     def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
         request = urllib.request.Request(self.server.url(path), data=body, method=method, headers=headers or {})
         try:
-            with self.opener.open(request, timeout=30) as response:
+            with self.opener.open(request, timeout=self.timeout) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
 
-    def _form(self, method: str, path: str, fields: dict, token: str | None = None) -> dict:
+    def form(self, method: str, path: str, fields: dict, token: str | None = None) -> dict:
         headers = {"Content-Type": "application/x-www-form-urlencoded"}
         if token:
             headers["Authorization"] = token
@@ -421,10 +452,10 @@ class Browser:
         return json.loads(body) if body.strip() else {}
 
     def post_form(self, path: str, fields: dict, token: str | None = None) -> dict:
-        return self._form("POST", path, fields, token)
+        return self.form("POST", path, fields, token)
 
     def put_form(self, path: str, fields: dict, token: str | None = None) -> dict:
-        return self._form("PUT", path, fields, token)
+        return self.form("PUT", path, fields, token)
 
     def get_json(self, path: str, token: str | None = None) -> dict:
         status, body = self.request("GET", path, headers={"Authorization": token} if token else {})
