@@ -4,6 +4,7 @@ the old servlet paths, the back office, the API console and the demo chatbox."""
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.utils.translation import gettext_lazy as _
+from django.views.i18n import JavaScriptCatalog
 
 from accounts.pages import authentication_page
 from bots.servlet.console import ConsoleSchemaView
@@ -39,6 +40,8 @@ handler500 = "accounts.error_pages.server_error"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the back office's language switcher
+    # gettext() for the live-chat console's scripts (static/livechat), in the page's language: djangojs.po.
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["livechat"]), name="javascript-catalog"),
     path("servlet/authentication.html", authentication_page, name="authentication-page"),
     path("authentication.html", authentication_page),
     path("servlet/api/schema/", ConsoleSchemaView.as_view(), name="api-schema"),

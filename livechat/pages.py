@@ -1,8 +1,10 @@
-"""The operators' console page (/livechat/): a back-office page for users who answer visitors."""
+"""The operators' console page (/livechat/): a back-office page for users who answer visitors, in their
+back-office language (the page's words in django.po, its scripts' in djangojs.po)."""
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.urls import path
+from django.utils.translation import gettext as _
 
 from bots.servlet.errors import Forbidden
 
@@ -15,7 +17,13 @@ def console_page(request):
     try:
         operator = presence.operator_for(request.user)
     except Forbidden as refused:
-        return render(request, "livechat/not_operator.html", {"reason": refused.message}, status=403)
+        # The servlet's message is the JSON API's English; the page says it in the user's language.
+        reason = (
+            _("Only operators and administrators of an account answer visitors in live chat.")
+            if refused.code == "NOT_AN_OPERATOR"
+            else refused.message
+        )
+        return render(request, "livechat/not_operator.html", {"reason": reason}, status=403)
     return render(request, "livechat/console.html", {"operator": operator})
 
 

@@ -9,7 +9,6 @@
 
   // ------------------------------------------------------------------ constants and wording
 
-  var TITLE = "Live chat";
   var HEARTBEAT_MS = 10000;
   var TYPING_EVERY_MS = 2000;
   var TYPING_PAUSE_MS = 3500;
@@ -17,43 +16,48 @@
   var REPLY_TIMEOUT_MS = 15000;
   var BACKOFF_S = [1, 2, 4, 8, 15, 30];
   var MESSAGE_MAX = 4000;
-  var STATUS_LABELS = { available: "Disponible", busy: "Occupé", away: "Absent", offline: "Hors ligne" };
+  // The page's language (the user's back-office language, templates/livechat/console.html): its words come
+  // from Django's JavaScript catalogue (/jsi18n/, djangojs.po), its dates and numbers from Intl in that language.
+  var LANG = document.documentElement.lang || "en";
+  var _ = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  // fmt(_("Waiting %(wait)s"), {wait: "4 min"}): named placeholders, so a translation may reorder them.
+  function fmt(text, values) {
+    return String(text).replace(/%\((\w+)\)s/g, function (whole, key) { return key in values ? values[key] : whole; });
+  }
+  var TITLE = _("Live chat");
+  var STATUS_LABELS = { available: _("Available"), busy: _("Busy"), away: _("Away"), offline: _("Offline") };
   var END_REASONS = {
-    operator: "Conversation terminée.",
-    left_queue: "Le visiteur a quitté la file d'attente.",
-    visitor_inactive: "Conversation fermée : le visiteur ne répondait plus.",
-    queue_timeout: "Personne n'a pris ce visiteur à temps.",
-    new_dialog: "Le visiteur a commencé une nouvelle conversation."
+    operator: _("Conversation ended."),
+    left_queue: _("The visitor left the queue."),
+    visitor_inactive: _("Conversation closed: the visitor stopped answering."),
+    queue_timeout: _("Nobody took this visitor in time."),
+    new_dialog: _("The visitor started a new conversation.")
   };
   var ERROR_TITLES = {
-    DIALOG_NOT_LIVE: "Conversation terminée",
-    NOT_YOUR_DIALOG: "Conversation d'un collègue",
-    NOT_IN_QUEUE: "Plus dans la file d'attente",
-    NOT_COMPETENT: "Compétence requise",
-    OPERATOR_FULL: "Limite atteinte",
-    OPERATOR_UNAVAILABLE: "Conseiller indisponible",
-    TRANSFER_TARGET: "Transfert impossible",
-    UNKNOWN_OPERATOR: "Transfert impossible",
-    UNKNOWN_COMPETENCY: "Transfert impossible",
-    NOBODY_COMPETENT: "Transfert impossible",
-    NOBODY_AVAILABLE: "Transfert impossible",
-    CALLBACK_NOT_OPEN: "Rappel déjà pris",
-    CALLBACK_CLOSED: "Rappel déjà clos",
-    NOT_YOUR_CALLBACK: "Rappel d'un collègue",
-    NOT_AN_OPERATOR: "Accès refusé",
-    TIMEOUT: "Pas de réponse",
-    OFFLINE: "Hors connexion"
+    DIALOG_NOT_LIVE: _("Conversation ended"),
+    NOT_YOUR_DIALOG: _("A colleague's conversation"),
+    NOT_IN_QUEUE: _("No longer in the queue"),
+    NOT_COMPETENT: _("Skill required"),
+    OPERATOR_FULL: _("Limit reached"),
+    OPERATOR_UNAVAILABLE: _("Advisor unavailable"),
+    TRANSFER_TARGET: _("Transfer impossible"),
+    UNKNOWN_OPERATOR: _("Transfer impossible"),
+    UNKNOWN_COMPETENCY: _("Transfer impossible"),
+    NOBODY_COMPETENT: _("Transfer impossible"),
+    NOBODY_AVAILABLE: _("Transfer impossible"),
+    CALLBACK_NOT_OPEN: _("Callback already taken"),
+    CALLBACK_CLOSED: _("Callback already closed"),
+    NOT_YOUR_CALLBACK: _("A colleague's callback"),
+    NOT_AN_OPERATOR: _("Access refused"),
+    TIMEOUT: _("No answer"),
+    OFFLINE: _("Offline")
   };
-  // Words translated by the page itself (templates/livechat/console.html, Django's {% translate %}),
-  // read from the banner's data attributes; English if the page did not give them.
-  var WORDS = (function () {
-    var data = (document.getElementById("connection-banner") || {}).dataset || {};
-    return {
-      degraded: data.textDegraded || "Live chat is degraded: new messages may not arrive; reconnecting…",
-      restored: data.textRestored || "Live chat is back: the console is up to date.",
-      unavailable: data.textUnavailable || "Service temporarily unavailable"
-    };
-  })();
+  var WORDS = {
+    degraded: _("Live chat is degraded: new messages may not arrive; reconnecting…"),
+    restored: _("Live chat is back: the console is up to date."),
+    unavailable: _("Service temporarily unavailable")
+  };
   ERROR_TITLES.DATABASE_UNAVAILABLE = WORDS.unavailable;
 
   // ------------------------------------------------------------------ other scripts of the page
@@ -135,9 +139,9 @@
   function now() { return Date.now() + clockSkew; }
   function parseTime(iso) { var t = iso ? Date.parse(iso) : NaN; return isNaN(t) ? null : t; }
 
-  var fmtTime = new Intl.DateTimeFormat("fr-FR", { hour: "2-digit", minute: "2-digit" });
-  var fmtDay = new Intl.DateTimeFormat("fr-FR", { weekday: "long", day: "numeric", month: "long" });
-  var fmtDate = new Intl.DateTimeFormat("fr-FR", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  var fmtTime = new Intl.DateTimeFormat(LANG, { hour: "2-digit", minute: "2-digit" });
+  var fmtDay = new Intl.DateTimeFormat(LANG, { weekday: "long", day: "numeric", month: "long" });
+  var fmtDate = new Intl.DateTimeFormat(LANG, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
 
   function clock(iso) { var t = parseTime(iso); return t === null ? "" : fmtTime.format(new Date(t)); }
 
@@ -145,25 +149,26 @@
     var d = new Date(t);
     var today = new Date();
     var yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
-    if (d.toDateString() === today.toDateString()) return "Aujourd'hui";
-    if (d.toDateString() === yesterday.toDateString()) return "Hier";
+    if (d.toDateString() === today.toDateString()) return _("Today");
+    if (d.toDateString() === yesterday.toDateString()) return _("Yesterday");
     return fmtDay.format(d);
   }
 
   function since(iso) {
-    // "à l'instant", "4 min", "1 h 05", "3 j"
+    // "just now", "4 min", "1 h 05", "3 d" (in the page's language)
     var t = parseTime(iso);
     if (t === null) return "";
     var s = Math.max(0, Math.round((now() - t) / 1000));
-    if (s < 45) return "à l'instant";
+    if (s < 45) return JUST_NOW;
     var m = Math.round(s / 60);
-    if (m < 60) return m + " min";
+    if (m < 60) return fmt(_("%(minutes)s min"), { minutes: m });
     var h = Math.floor(m / 60);
-    if (h < 24) return h + " h " + String(m % 60).padStart(2, "0");
-    return Math.floor(h / 24) + " j";
+    if (h < 24) return fmt(_("%(hours)s h %(minutes)s"), { hours: h, minutes: String(m % 60).padStart(2, "0") });
+    return fmt(_("%(days)s d"), { days: Math.floor(h / 24) });
   }
+  var JUST_NOW = _("just now");
 
-  function ago(iso) { var s = since(iso); return s === "à l'instant" ? s : (s ? "il y a " + s : ""); }
+  function ago(iso) { var s = since(iso); return s === JUST_NOW ? s : (s ? fmt(_("%(duration)s ago"), { duration: s }) : ""); }
 
   // ------------------------------------------------------------------ the answer HTML sanitizer
 
@@ -281,7 +286,7 @@
       var value = vars[keys[i]];
       if (typeof value === "string" && value.trim()) return value.trim().slice(0, 60);
     }
-    return "Visiteur n°" + (card ? card.id : "?");
+    return fmt(_("Visitor #%(id)s"), { id: card ? card.id : "?" });
   }
 
   function lineStore(id) {
@@ -343,10 +348,10 @@
       S.degraded = false; // the reconnection's own banner takes over; a new socket is told again
       clearInterval(heartbeatTimer);
       stopTyping(true);
-      failWaiting("OFFLINE", "La connexion au serveur a été perdue.");
+      failWaiting("OFFLINE", _("The connection to the server was lost."));
       if (event.code === 4403) {
         fatal = true;
-        showBanner("fatal", fatalText || "Votre session ne permet pas de répondre aux visiteurs.");
+        showBanner("fatal", fatalText || _("Your session may not answer visitors."));
         return;
       }
       scheduleReconnect();
@@ -363,13 +368,13 @@
     var due = Date.now() + delay;
     var tick = function () {
       var left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
-      showBanner("retry", left > 0 ? "Connexion perdue. Nouvelle tentative dans " + left + " s…" : "Reconnexion…");
+      showBanner("retry", left > 0 ? fmt(_("Connection lost. Trying again in %(seconds)s s…"), { seconds: left }) : _("Reconnecting…"));
     };
     tick();
     countdownTimer = setInterval(tick, 1000);
     retryTimer = setTimeout(function () {
       clearInterval(countdownTimer);
-      showBanner("retry", "Reconnexion…");
+      showBanner("retry", _("Reconnecting…"));
       connect();
     }, delay);
   }
@@ -378,7 +383,7 @@
     if (connected || fatal) return;
     if (socket) { try { socket.close(); } catch (error) { /* closed */ } socket = null; }
     attempt = 0;
-    showBanner("retry", "Reconnexion…");
+    showBanner("retry", _("Reconnecting…"));
     connect();
   }
 
@@ -394,7 +399,7 @@
       var ref = nextRef++;
       action.ref = ref;
       if (!sendRaw(action)) {
-        reject({ code: "OFFLINE", error: "Vous n'êtes pas connecté au serveur ; réessayez dans un instant." });
+        reject({ code: "OFFLINE", error: _("You are not connected to the server; try again in a moment.") });
         return;
       }
       waiting[ref] = {
@@ -402,7 +407,7 @@
         reject: reject,
         timer: setTimeout(function () {
           delete waiting[ref];
-          reject({ code: "TIMEOUT", error: "Le serveur n'a pas répondu à temps." });
+          reject({ code: "TIMEOUT", error: _("The server did not answer in time.") });
         }, REPLY_TIMEOUT_MS)
       };
     });
@@ -439,8 +444,8 @@
   /** An action the operator asked for failed: tell them (every error is shown). */
   function showError(error) {
     if (!error) return;
-    var title = ERROR_TITLES[error.code] || "Action impossible";
-    toast("error", title, error.error || "Le serveur a refusé l'action.");
+    var title = ERROR_TITLES[error.code] || _("Action impossible");
+    toast("error", title, error.error || _("The server refused the action."));
   }
 
   // ------------------------------------------------------------------ what the server sends
@@ -546,14 +551,15 @@
     var kind = m.toKind || (m.to ? "operator" : "queue");
     var title, text;
     if (kind === "operator") {
-      title = "Conversation transférée à " + (m.to || "un collègue");
-      text = who ? who + " est maintenant avec " + (m.to || "un collègue") + "." : "";
+      title = fmt(_("Conversation transferred to %(operator)s"), { operator: m.to || _("a colleague") });
+      text = who ? fmt(_("%(visitor)s is now with %(operator)s."), { visitor: who, operator: m.to || _("a colleague") }) : "";
     } else if (kind === "competency") {
-      title = "Conversation transférée à la compétence " + (m.to || "demandée");
-      text = (who ? who + " attend" : "Le visiteur attend") + " dans la file un conseiller qui a cette compétence.";
+      title = m.to ? fmt(_("Conversation transferred to the skill %(skill)s"), { skill: m.to })
+        : _("Conversation transferred to the skill asked for");
+      text = fmt(_("%(visitor)s waits in the queue for an advisor with this skill."), { visitor: who || _("The visitor") });
     } else {
-      title = "Conversation renvoyée dans la file d'attente";
-      text = (who ? who + " attend" : "Le visiteur attend") + " le prochain conseiller disponible.";
+      title = _("Conversation sent back to the queue");
+      text = fmt(_("%(visitor)s waits for the next available advisor."), { visitor: who || _("The visitor") });
     }
     if (S.open && S.open.id === id) {
       stopTyping();
@@ -587,7 +593,7 @@
       S.open.kind = "ended";
       renderConversation();
     } else if (!already && card && reason !== "operator") {
-      toast("info", "Conversation terminée", visitorName(card) + " : " + (END_REASONS[reason] || "terminée."));
+      toast("info", _("Conversation ended"), fmt(_("%(visitor)s: %(reason)s"), { visitor: visitorName(card), reason: END_REASONS[reason] || _("ended.") }));
     }
     renderAll();
   }
@@ -630,10 +636,10 @@
 
   function previewOf(line) {
     if (line.from === "visitor") return line.user || "";
-    if (line.from === "note") return "Note : " + String(line.text || ""); // a staff note: plain text already
+    if (line.from === "note") return fmt(_("Note: %(text)s"), { text: String(line.text || "") }); // a staff note: plain text already
     var text = plain(line.text);
-    if (line.from === "operator") return authorName(line) + " : " + text;
-    if (line.from === "bot") return text ? "Bot : " + text : (line.user || "");
+    if (line.from === "operator") return fmt(_("%(author)s: %(text)s"), { author: authorName(line), text: text });
+    if (line.from === "bot") return text ? fmt(_("Bot: %(text)s"), { text: text }) : (line.user || "");
     return text || line.user || "";
   }
 
@@ -674,7 +680,7 @@
   }
 
   function onWarned(m) {
-    S.warned[m.dialog] = m.text || "Le visiteur va être déconnecté faute de réponse.";
+    S.warned[m.dialog] = m.text || _("The visitor will be disconnected for not answering.");
     if (S.open && S.open.id === m.dialog) renderAlert();
     renderLists();
   }
@@ -684,8 +690,9 @@
     if (S.open && S.open.id === m.dialog) { renderAlert(); renderHeader(); }
     renderLists();
     var card = findDialog(m.dialog);
-    toast("error", "Un visiteur attend votre réponse", (card ? visitorName(card) : "Un visiteur") +
-      " attend depuis longtemps et personne d'autre n'est disponible.", { testid: "late-toast" });
+    toast("error", _("A visitor is waiting for your answer"),
+      fmt(_("%(visitor)s has been waiting for long and nobody else is available."), { visitor: card ? visitorName(card) : _("A visitor") }),
+      { testid: "late-toast" });
   }
 
   function onTranscript(m) {
@@ -731,13 +738,14 @@
     $("me-name").textContent = S.me.name || "";
     var held = loadOf(S.me);
     var max = S.me.maxDialogs || 0;
-    $("me-load").textContent = S.loaded ? held + (max ? " / " + max : "") + " conversation" + (held > 1 ? "s" : "") +
-      " · " + (STATUS_LABELS[status] || status) : "Connexion…";
+    var load = max ? fmt(ngettext("%(held)s / %(max)s conversation", "%(held)s / %(max)s conversations", held), { held: held, max: max })
+      : fmt(ngettext("%(held)s conversation", "%(held)s conversations", held), { held: held });
+    $("me-load").textContent = S.loaded ? load + " · " + (STATUS_LABELS[status] || status) : _("Connecting…");
     var hint = $("status-hint");
     if (S.loaded && status !== "available") {
       hint.textContent = status === "offline"
-        ? "Vous êtes hors ligne : aucune conversation ne vous sera attribuée."
-        : "Vous ne recevez pas de nouvelles conversations. Passez en « Disponible » pour en recevoir.";
+        ? _("You are offline: no conversation will be given to you.")
+        : _("You receive no new conversations. Switch to “Available” to receive some.");
       hint.hidden = false;
     } else {
       hint.hidden = true;
@@ -768,9 +776,9 @@
   }
 
   function turnTag(card, long) {
-    if (S.late[card.id]) return el("span", { class: "tag tag-late" }, [long ? "En retard : à vous de répondre" : "En retard"]);
-    if (card.waitingOn === "operator") return el("span", { class: "tag tag-turn-me" }, [long ? "À vous de répondre" : "À vous"]);
-    return el("span", { class: "tag tag-turn-visitor" }, [long ? "En attente du visiteur" : "Au visiteur"]);
+    if (S.late[card.id]) return el("span", { class: "tag tag-late" }, [long ? _("Late: your turn to answer") : _("Late")]);
+    if (card.waitingOn === "operator") return el("span", { class: "tag tag-turn-me" }, [long ? _("Your turn to answer") : _("Your turn")]);
+    return el("span", { class: "tag tag-turn-visitor" }, [long ? _("Waiting for the visitor") : _("Visitor's turn")]);
   }
 
   function renderDialogs() {
@@ -784,25 +792,25 @@
       var id = card.id;
       var typing = S.typing[id];
       var unread = S.unread[id] || 0;
-      var preview = typing ? "écrit…" + (typing.content ? " « " + typing.content + " »" : "")
+      var preview = typing ? _("typing…") + (typing.content ? " “" + typing.content + "”" : "")
         : (S.preview[id] || [card.competency, card.space, (card.language || "").toUpperCase()].filter(Boolean).join(" · ") ||
-          "Conversation en direct");
+          _("Live conversation"));
       var tags = [turnTag(card)];
-      if (S.fresh[id]) tags.unshift(el("span", { class: "tag tag-new" }, ["Nouvelle"]));
-      if (S.warned[id]) tags.push(el("span", { class: "tag tag-warn" }, ["Bientôt fermée"]));
+      if (S.fresh[id]) tags.unshift(el("span", { class: "tag tag-new" }, [_("New")]));
+      if (S.warned[id]) tags.push(el("span", { class: "tag tag-warn" }, [_("Closing soon")]));
       if (card.competency) tags.push(el("span", { class: "tag tag-comp" }, [card.competency]));
-      if (card.transfers) tags.push(el("span", { class: "tag tag-muted" }, ["Transférée"]));
+      if (card.transfers) tags.push(el("span", { class: "tag tag-muted" }, [_("Transferred")]));
       var name = visitorName(card);
       var button = el("button", {
         type: "button",
         class: "item-main",
         "aria-current": S.open && S.open.id === id ? "true" : null,
-        "aria-label": name + (unread ? ", " + unread + " message" + (unread > 1 ? "s" : "") + " non lu" + (unread > 1 ? "s" : "") : ""),
+        "aria-label": name + (unread ? ", " + fmt(ngettext("%(count)s unread message", "%(count)s unread messages", unread), { count: unread }) : ""),
         onclick: function () { openDialog(id); }
       }, [
         avatar(name, card.contextId),
         el("span", { class: "item-name" }, [name]),
-        el("span", { class: "item-time", title: "Depuis le dernier message", "data-since": card.waitingSince || "" }, [since(card.waitingSince)]),
+        el("span", { class: "item-time", title: _("Since the last message"), "data-since": card.waitingSince || "" }, [since(card.waitingSince)]),
         el("span", { class: "item-preview" + (typing ? " is-typing" : "") }, [preview]),
         el("span", { class: "item-side" }, [unread ? el("span", { class: "unread", "aria-hidden": "true" }, [String(unread)]) : null]),
         el("span", { class: "item-tags" }, tags)
@@ -835,25 +843,25 @@
       var id = card.id;
       var name = visitorName(card);
       var able = canServe(card);
-      var meta = [card.space, (card.language || "").toUpperCase(), card.transfers ? "renvoyée" : ""].filter(Boolean).join(" · ");
+      var meta = [card.space, (card.language || "").toUpperCase(), card.transfers ? _("sent back") : ""].filter(Boolean).join(" · ");
       var tags = [];
       if (card.competency) {
         tags.push(el("span", {
           class: "tag tag-comp" + (able ? "" : " is-missing"),
-          title: able ? "Compétence demandée" : "Vous n'avez pas cette compétence"
+          title: able ? _("Skill asked for") : _("You do not have this skill")
         }, [card.competency]));
       }
       if (meta) tags.push(el("span", { class: "tag tag-muted" }, [meta]));
       var main = el("button", {
         type: "button",
         class: "item-main",
-        "aria-label": "Voir la conversation de " + name + ", place " + (card.place || "?"),
+        "aria-label": fmt(_("See %(visitor)s's conversation, place %(place)s"), { visitor: name, place: card.place || "?" }),
         onclick: function () { openDialog(id); }
       }, [
-        el("span", { class: "place", "aria-hidden": "true" }, [el("small", { text: "n°" }), String(card.place || "–")]),
+        el("span", { class: "place", "aria-hidden": "true" }, [el("small", { text: _("#") }), String(card.place || "–")]),
         el("span", { class: "item-name" }, [name]),
-        el("span", { class: "item-time", title: "Attend depuis", "data-since": card.queuedAt || "" }, [since(card.queuedAt)]),
-        el("span", { class: "item-preview" }, [S.preview[id] || "En attente d'un conseiller"]),
+        el("span", { class: "item-time", title: _("Waiting for"), "data-since": card.queuedAt || "" }, [since(card.queuedAt)]),
+        el("span", { class: "item-preview" }, [S.preview[id] || _("Waiting for an advisor")]),
         el("span", { class: "item-side" }),
         el("span", { class: "item-tags" }, tags)
       ]);
@@ -861,9 +869,9 @@
         type: "button",
         class: "btn btn-primary btn-sm",
         "data-testid": "take-button",
-        "aria-label": "Prendre la conversation de " + name,
+        "aria-label": fmt(_("Take %(visitor)s's conversation"), { visitor: name }),
         onclick: function (event) { takeDialog(id, event.currentTarget); }
-      }, ["Prendre"]);
+      }, [_("Take")]);
       var item = el("li", {
         class: "item queue-item" + (S.open && S.open.id === id ? " is-open" : ""),
         "data-testid": "queue-item",
@@ -905,40 +913,40 @@
       var mineTaken = cb.status === "taken" && !!cb.operatorLogin && cb.operatorLogin === S.me.login;
       var phone = String(cb.phone || "");
       var top = el("div", { class: "callback-top" }, [
-        el("span", { class: "callback-name" }, [cb.name || "Sans nom"]),
+        el("span", { class: "callback-name" }, [cb.name || _("No name")]),
         el("span", { class: "callback-age", title: cb.createdAt ? fmtDate.format(new Date(cb.createdAt)) : "" }, [ago(cb.createdAt)])
       ]);
       var meta = el("div", { class: "callback-meta" }, [
-        cb.preferredTime ? el("div", null, [el("span", null, ["Quand : "]), cb.preferredTime]) : null,
-        cb.bot ? el("div", null, [el("span", null, ["Bot : "]), cb.bot + (cb.language ? " · " + cb.language.toUpperCase() : "")]) : null
+        cb.preferredTime ? el("div", null, [el("span", null, [_("When: ")]), cb.preferredTime]) : null,
+        cb.bot ? el("div", null, [el("span", null, [_("Bot: ")]), cb.bot + (cb.language ? " · " + cb.language.toUpperCase() : "")]) : null
       ]);
       var status;
       if (cb.status === "taken") {
         status = el("span", { class: "tag " + (mineTaken ? "tag-turn-me" : "tag-turn-visitor") },
-          [mineTaken ? "Pris par vous" : "Pris par " + (cb.operator || "un collègue")]);
+          [mineTaken ? _("Taken by you") : fmt(_("Taken by %(operator)s"), { operator: cb.operator || _("a colleague") })]);
       } else {
-        status = el("span", { class: "tag tag-new" }, ["À rappeler"]);
+        status = el("span", { class: "tag tag-new" }, [_("To call back")]);
       }
       var actions = el("div", { class: "callback-actions" }, [status]);
       if (cb.status === "open") {
         actions.appendChild(el("button", {
           type: "button", class: "btn btn-primary btn-sm", "data-testid": "callback-take",
           onclick: function (event) { callbackAct(cb.id, "take", "", event.currentTarget); }
-        }, ["Je rappelle"]));
+        }, [_("I'll call back")]));
       }
       if (cb.status === "open" || mineTaken) {
         actions.appendChild(el("button", {
           type: "button", class: "btn btn-secondary btn-sm", "data-testid": "callback-close",
           "aria-expanded": S.closing[cb.id] ? "true" : "false",
           onclick: function () { S.closing[cb.id] = !S.closing[cb.id]; renderCallbacks(); focusOutcome(cb.id); }
-        }, ["Clore"]));
+        }, [_("Mark as done")]));
       }
       var form = null;
       if (S.closing[cb.id]) {
         var fieldId = "outcome-" + cb.id;
         var area = el("textarea", {
           id: fieldId, "data-testid": "callback-outcome", "data-callback-outcome": String(cb.id), maxlength: "2000",
-          placeholder: "Ex. : rappelé, rendez-vous pris le 12 à 10 h"
+          placeholder: _("E.g.: called back, appointment on the 12th at 10 am")
         });
         area.value = outcomes[cb.id] || "";
         form = el("form", {
@@ -948,11 +956,11 @@
             callbackAct(cb.id, "close", area.value, event.submitter || null);
           }
         }, [
-          el("label", { for: fieldId }, ["Résultat de l'appel"]),
+          el("label", { for: fieldId }, [_("Outcome of the call")]),
           area,
           el("div", { class: "row" }, [
-            el("button", { type: "button", class: "btn btn-ghost btn-sm", onclick: function () { delete S.closing[cb.id]; renderCallbacks(); } }, ["Annuler"]),
-            el("button", { type: "submit", class: "btn btn-primary btn-sm", "data-testid": "callback-confirm" }, ["Clore le rappel"])
+            el("button", { type: "button", class: "btn btn-ghost btn-sm", onclick: function () { delete S.closing[cb.id]; renderCallbacks(); } }, [_("Cancel")]),
+            el("button", { type: "submit", class: "btn btn-primary btn-sm", "data-testid": "callback-confirm" }, [_("Close the callback")])
           ])
         ]);
       }
@@ -963,7 +971,7 @@
         "data-status": cb.status
       }, [
         top,
-        el("a", { class: "callback-phone", href: "tel:" + phone.replace(/[^0-9+]/g, ""), title: "Appeler " + phone }, [icon("phone"), phone]),
+        el("a", { class: "callback-phone", href: "tel:" + phone.replace(/[^0-9+]/g, ""), title: fmt(_("Call %(phone)s"), { phone: phone }) }, [icon("phone"), phone]),
         meta.childNodes.length ? meta : null,
         cb.reason ? el("p", { class: "callback-reason" }, [cb.reason]) : null,
         actions,
@@ -996,13 +1004,13 @@
     clear(list);
     var order = { available: 0, busy: 1, away: 2, offline: 3 };
     var team = S.operators.slice().sort(function (a, b) {
-      return (order[a.status] - order[b.status]) || String(a.name).localeCompare(String(b.name), "fr");
+      return (order[a.status] - order[b.status]) || String(a.name).localeCompare(String(b.name), LANG);
     });
     var online = team.filter(function (o) { return o.status === "available"; });
     var free = online.filter(hasRoom).length;
     $("team-summary").textContent = S.loaded
-      ? online.length + " disponible" + (online.length > 1 ? "s" : "") + " sur " + team.length +
-        (online.length ? " · " + free + " libre" + (free > 1 ? "s" : "") : "")
+      ? fmt(ngettext("%(count)s available of %(team)s", "%(count)s available of %(team)s", online.length), { count: online.length, team: team.length }) +
+        (online.length ? " · " + fmt(ngettext("%(count)s free", "%(count)s free", free), { count: free }) : "")
       : "";
     team.forEach(function (op) {
       var me = op.id === S.me.id;
@@ -1018,13 +1026,14 @@
       }, [
         face,
         el("span", { class: "team-name" }, [
-          el("strong", null, [op.name + (me ? " (vous)" : "")]),
+          el("strong", null, [op.name + (me ? " " + _("(you)") : "")]),
           el("small", null, [STATUS_LABELS[op.status] || op.status,
             (op.competencies && op.competencies.length ? " · " + op.competencies.join(", ") : "")])
         ]),
         el("span", {
           class: "team-load",
-          title: held + " conversation" + (held > 1 ? "s" : "") + " en cours sur " + max + " au plus" + (full ? " : complet" : "")
+          title: fmt(ngettext("%(held)s conversation under way of %(max)s at most", "%(held)s conversations under way of %(max)s at most", held), { held: held, max: max }) +
+            (full ? " " + _("(full)") : "")
         }, [
           held + " / " + max,
           el("span", { class: "load-bar" }, [el("i", { style: "width:" + load + "%" })])
@@ -1037,11 +1046,11 @@
     var status = S.me.status;
     $("empty-available").hidden = !S.loaded || status === "available";
     var text = $("empty-text");
-    if (!S.loaded) text.textContent = "Connexion au serveur…";
-    else if (S.queue.length) text.textContent = S.queue.length + " visiteur" + (S.queue.length > 1 ? "s attendent" : " attend") + " dans la file. Prenez-en un, ou choisissez une conversation à gauche.";
-    else if (S.dialogs.length) text.textContent = "Choisissez une conversation à gauche pour y répondre.";
-    else if (status === "available") text.textContent = "Vous êtes disponible : les nouvelles conversations arriveront ici, avec un signal sonore.";
-    else text.textContent = "Passez en « Disponible » pour recevoir les visiteurs qui demandent un conseiller.";
+    if (!S.loaded) text.textContent = _("Connecting to the server…");
+    else if (S.queue.length) text.textContent = fmt(ngettext("%(count)s visitor waits in the queue. Take one, or choose a conversation on the left.", "%(count)s visitors wait in the queue. Take one, or choose a conversation on the left.", S.queue.length), { count: S.queue.length });
+    else if (S.dialogs.length) text.textContent = _("Choose a conversation on the left to answer it.");
+    else if (status === "available") text.textContent = _("You are available: new conversations will arrive here, with a sound.");
+    else text.textContent = _("Switch to “Available” to receive the visitors who ask for an advisor.");
   }
 
   function updateTitle() {
@@ -1147,15 +1156,15 @@
     var badges = $("chat-badges");
     clear(badges);
     if (open.kind === "ended") {
-      badges.appendChild(el("span", { class: "tag tag-ended" }, ["Terminée"]));
+      badges.appendChild(el("span", { class: "tag tag-ended" }, [_("Ended")]));
     } else if (open.kind === "queue") {
-      badges.appendChild(el("span", { class: "tag tag-turn-me" }, ["File d'attente · n°" + (card.place || "?")]));
-      badges.appendChild(el("span", { class: "tag tag-turn-visitor", title: "Attend depuis", "data-since": card.queuedAt || "" },
-        [since(card.queuedAt) || "à l'instant"]));
+      badges.appendChild(el("span", { class: "tag tag-turn-me" }, [fmt(_("Queue · #%(place)s"), { place: card.place || "?" })]));
+      badges.appendChild(el("span", { class: "tag tag-turn-visitor", title: _("Waiting for"), "data-since": card.queuedAt || "" },
+        [since(card.queuedAt) || JUST_NOW]));
     } else {
       var turn = turnTag(card, true);
-      turn.appendChild(el("span", { class: "tag-time", "data-since": card.waitingSince || "", title: "Depuis le dernier message" },
-        [since(card.waitingSince) || "à l'instant"]));
+      turn.appendChild(el("span", { class: "tag-time", "data-since": card.waitingSince || "", title: _("Since the last message") },
+        [since(card.waitingSince) || JUST_NOW]));
       badges.appendChild(turn);
     }
     if (card.competency) badges.appendChild(el("span", { class: "tag tag-comp" }, [card.competency]));
@@ -1173,11 +1182,11 @@
     clear(box);
     lastRendered = { id: open.id, day: null, author: null };
     if (!store.loaded && !store.everLoaded && store.failed) {
-      box.appendChild(localNotice("Impossible de charger cette conversation. Elle sera rechargée à la reconnexion."));
+      box.appendChild(localNotice(_("This conversation could not be loaded. It will be loaded again on reconnection.")));
       return;
     }
     if (!store.loaded && !store.everLoaded) {
-      box.appendChild(el("div", { class: "transcript-loading", "aria-label": "Chargement de la conversation" }, [
+      box.appendChild(el("div", { class: "transcript-loading", "aria-label": _("Loading the conversation") }, [
         el("div", { class: "skeleton l" }), el("div", { class: "skeleton r" }), el("div", { class: "skeleton l" })
       ]));
       return;
@@ -1187,7 +1196,7 @@
     if (open.kind === "ended" && S.ended[open.id]) {
       var info = S.ended[open.id];
       var shown = store.items.some(function (l) { return l.from === "notice" && info.text && plain(l.text) === plain(info.text); });
-      if (!shown) box.appendChild(localNotice(END_REASONS[info.reason] || "Conversation terminée."));
+      if (!shown) box.appendChild(localNotice(END_REASONS[info.reason] || _("Conversation ended.")));
     }
     renderReceipts();
     if (stick) scrollToBottom(); else box.scrollTop = keepTop;
@@ -1197,7 +1206,7 @@
   function fileCard(file) {
     var url = String(file.url || "");
     var link = /^\/livechat\/uploads\/[0-9]+\/?$/.test(url)
-      ? el("a", { class: "file-download", href: url, download: "", "data-testid": "file-download" }, [icon("down"), "Télécharger"])
+      ? el("a", { class: "file-download", href: url, download: "", "data-testid": "file-download" }, [icon("down"), _("Download")])
       : null;
     return el("div", { class: "bubble bubble-visitor bubble-file" }, [
       el("div", { class: "file-card", "data-testid": "file" }, [
@@ -1213,16 +1222,17 @@
 
   function fileSize(bytes) {
     var n = Number(bytes) || 0;
-    if (n < 1024) return n + " o";
-    if (n < 1024 * 1024) return (n / 1024).toFixed(n < 10240 ? 1 : 0).replace(".", ",") + " Ko";
-    return (n / 1048576).toFixed(1).replace(".", ",") + " Mo";
+    var one = new Intl.NumberFormat(LANG, { maximumFractionDigits: 1 });
+    if (n < 1024) return fmt(_("%(size)s B"), { size: n });
+    if (n < 1024 * 1024) return fmt(_("%(size)s KB"), { size: one.format(n < 10240 ? n / 1024 : Math.round(n / 1024)) });
+    return fmt(_("%(size)s MB"), { size: one.format(n / 1048576) });
   }
 
   function fileKind(type) {
-    if (/^image\//.test(type)) return "image";
+    if (/^image\//.test(type)) return _("image");
     if (type === "application/pdf") return "PDF";
-    if (/^text\//.test(type)) return "texte";
-    return "document";
+    if (/^text\//.test(type)) return _("text");
+    return _("document");
   }
 
   function localNotice(text) {
@@ -1231,7 +1241,7 @@
 
   function authorName(line) {
     if (line.from === "operator") {
-      return line.operator && line.operator !== S.me.name ? line.operator : "Vous";
+      return line.operator && line.operator !== S.me.name ? line.operator : _("You");
     }
     return "";
   }
@@ -1252,12 +1262,12 @@
     var hasVisitorText = line.user && String(line.user).trim();
     if (line.from === "visitor" || ((line.from === "bot" || line.from === "notice") && hasVisitorText)) {
       var said = line.file ? fileCard(line.file) : el("div", { class: "bubble bubble-visitor" }, [String(line.user || "")]);
-      box.appendChild(bubble("visitor", line, said, "Visiteur", time));
+      box.appendChild(bubble("visitor", line, said, _("Visitor"), time));
     }
     if (line.from === "operator" || (line.from === "bot" && plain(line.text))) {
       var content = el("div", { class: "bubble bubble-" + line.from });
       content.appendChild(sanitize(line.text));
-      var who = line.from === "bot" ? (S.open && S.open.card && S.open.card.bot ? S.open.card.bot : "Bot") : authorName(line);
+      var who = line.from === "bot" ? (S.open && S.open.card && S.open.card.bot ? S.open.card.bot : _("Bot")) : authorName(line);
       box.appendChild(bubble(line.from, line, content, who, time));
     }
     if (line.from === "note") {
@@ -1304,13 +1314,13 @@
     var content = el("div", { class: "bubble bubble-operator" }, [p.text]);
     content.style.whiteSpace = "pre-wrap";
     var meta = el("div", { class: "msg-meta" }, p.failed ? [
-      "Non envoyé · ",
-      el("button", { type: "button", class: "msg-retry", onclick: function () { retryPending(p); } }, ["Réessayer"]),
+      _("Not sent") + " · ",
+      el("button", { type: "button", class: "msg-retry", onclick: function () { retryPending(p); } }, [_("Retry")]),
       " · ",
-      el("button", { type: "button", class: "msg-retry", onclick: function () { dropPending(p); } }, ["Supprimer"])
-    ] : ["Envoi…"]);
+      el("button", { type: "button", class: "msg-retry", onclick: function () { dropPending(p); } }, [_("Delete")])
+    ] : [_("Sending…")]);
     return el("div", { class: "msg out" + (p.failed ? " failed" : " pending"), "data-pending": String(p.ref) }, [
-      el("div", { class: "msg-author" }, ["Vous"]), content, meta
+      el("div", { class: "msg-author" }, [_("You")]), content, meta
     ]);
   }
 
@@ -1326,7 +1336,7 @@
       if (index !== receipts.length - 1) return;
       node.appendChild(document.createTextNode(" · "));
       node.appendChild(icon(read ? "checks" : "check", read ? "is-read" : ""));
-      node.appendChild(document.createTextNode(read ? " Lu" : " Envoyé"));
+      node.appendChild(document.createTextNode(" " + (read ? _("Read") : _("Sent"))));
     });
   }
 
@@ -1363,11 +1373,11 @@
     if (S.late[open.id]) {
       node.classList.add("is-late");
       node.appendChild(icon("alert"));
-      node.appendChild(el("span", null, ["Le visiteur attend votre réponse depuis longtemps."]));
+      node.appendChild(el("span", null, [_("The visitor has been waiting for your answer for long.")]));
       node.hidden = false;
     } else if (S.warned[open.id]) {
       node.appendChild(icon("alert"));
-      node.appendChild(el("span", { "data-testid": "dialog-warning" }, ["Visiteur prévenu : " + plain(S.warned[open.id])]));
+      node.appendChild(el("span", { "data-testid": "dialog-warning" }, [fmt(_("Visitor warned: %(text)s"), { text: plain(S.warned[open.id]) })]));
       node.hidden = false;
     } else {
       node.hidden = true;
@@ -1389,13 +1399,13 @@
     off.hidden = false;
     action.hidden = false;
     if (open.kind === "queue") {
-      $("composer-off-text").textContent = "Ce visiteur attend un conseiller (place n°" + (open.card.place || "?") + "). Prenez la conversation pour lui répondre.";
-      action.textContent = "Prendre la conversation";
+      $("composer-off-text").textContent = fmt(_("This visitor waits for an advisor (place #%(place)s). Take the conversation to answer."), { place: open.card.place || "?" });
+      action.textContent = _("Take the conversation");
       action.onclick = function () { takeDialog(open.id, action); };
     } else {
       var info = S.ended[open.id] || {};
-      $("composer-off-text").textContent = (END_REASONS[info.reason] || "Cette conversation est terminée.") + " Le visiteur est de retour avec le bot.";
-      action.textContent = "Fermer";
+      $("composer-off-text").textContent = (END_REASONS[info.reason] || _("This conversation is over.")) + " " + _("The visitor is back with the bot.");
+      action.textContent = _("Close");
       action.onclick = function () { delete S.ended[open.id]; closeConversation(); };
     }
   }
@@ -1411,7 +1421,7 @@
   function languageName(code) {
     if (!code) return "";
     try {
-      var names = new Intl.DisplayNames(["fr"], { type: "language" });
+      var names = new Intl.DisplayNames([LANG], { type: "language" });
       var name = names.of(code);
       if (name && name !== code) return name.charAt(0).toUpperCase() + name.slice(1) + " (" + code + ")";
     } catch (error) { /* old browser */ }
@@ -1430,7 +1440,7 @@
     box.appendChild(el("div", { class: "visitor-card" }, [
       face,
       el("div", null, [el("strong", null, [name]), el("small", null, [
-        open.kind === "queue" ? "En file d'attente" : open.kind === "ended" ? "Conversation terminée" : "En conversation avec vous"
+        open.kind === "queue" ? _("In the queue") : open.kind === "ended" ? _("Conversation ended") : _("In conversation with you")
       ])])
     ]));
     var page = null;
@@ -1443,27 +1453,27 @@
     }
     var facts = el("dl", { class: "facts" });
     [
-      fact("Langue", languageName(card.language)),
-      fact("Espace", card.space),
-      fact("Page", null, page),
-      fact("Navigateur", v.browser),
-      fact("Système", v.os),
-      fact("Compétence", card.competency || "Aucune"),
-      open.kind === "ended" ? fact("Statut", "Terminée")
+      fact(_("Language"), languageName(card.language)),
+      fact(_("Space"), card.space),
+      fact(_("Page"), null, page),
+      fact(_("Browser"), v.browser),
+      fact(_("System"), v.os),
+      fact(_("Skill"), card.competency || _("None")),
+      open.kind === "ended" ? fact(_("Status"), _("Ended"))
         : open.kind === "queue"
-        ? fact("En attente", card.queuedAt ? "depuis " + clock(card.queuedAt) + " (" + (since(card.queuedAt) || "à l'instant") + ")" : "")
-        : fact("À qui le tour", card.waitingSince ? (card.waitingOn === "operator" ? "À vous" : "Au visiteur") + ", depuis " + clock(card.waitingSince) : ""),
-      fact("Pris en charge", card.assignedAt ? clock(card.assignedAt) : (open.kind === "queue" ? "pas encore" : "")),
-      fact("Transferts", String(card.transfers || 0)),
-      fact("Arrivée", v.firstActivity ? fmtDate.format(new Date(v.firstActivity)) : ""),
-      fact("Bot", card.bot),
-      fact("Contexte", null, el("span", { class: "mono", title: card.contextId }, [card.contextId || "—"]))
+        ? fact(_("Waiting"), card.queuedAt ? fmt(_("since %(time)s (%(duration)s)"), { time: clock(card.queuedAt), duration: since(card.queuedAt) || JUST_NOW }) : "")
+        : fact(_("Whose turn"), card.waitingSince ? fmt(_("%(turn)s, since %(time)s"), { turn: card.waitingOn === "operator" ? _("Your turn") : _("Visitor's turn"), time: clock(card.waitingSince) }) : ""),
+      fact(_("Taken on"), card.assignedAt ? clock(card.assignedAt) : (open.kind === "queue" ? _("not yet") : "")),
+      fact(_("Transfers"), String(card.transfers || 0)),
+      fact(_("Arrived"), v.firstActivity ? fmtDate.format(new Date(v.firstActivity)) : ""),
+      fact(_("Bot"), card.bot),
+      fact(_("Context"), null, el("span", { class: "mono", title: card.contextId }, [card.contextId || "—"]))
     ].forEach(function (pair) { facts.appendChild(pair[0]); facts.appendChild(pair[1]); });
     box.appendChild(facts);
     var vars = v.variables || {};
     var keys = Object.keys(vars);
     if (keys.length) {
-      box.appendChild(el("h3", { class: "vars-title" }, ["Variables"]));
+      box.appendChild(el("h3", { class: "vars-title" }, [_("Variables")]));
       var dl = el("dl", { class: "vars" });
       keys.sort().forEach(function (key) {
         var value = vars[key];
@@ -1481,7 +1491,7 @@
     var compSelect = $("transfer-competency");
     // Only colleagues who would get the dialog now: available, with a free slot.
     var others = S.operators.filter(function (o) { return o.id !== S.me.id && o.status === "available" && hasRoom(o); })
-      .sort(function (a, b) { return String(a.name).localeCompare(String(b.name), "fr"); });
+      .sort(function (a, b) { return String(a.name).localeCompare(String(b.name), LANG); });
     // A competency needs another available colleague who has it (all busy: the dialog waits in the queue for them).
     var skills = S.competencies.map(function (name) {
       var able = S.operators.filter(function (o) {
@@ -1496,7 +1506,7 @@
       var keepComp = compSelect.value;
       clear(opSelect);
       clear(compSelect);
-      opSelect.appendChild(el("option", { value: "" }, [others.length ? "Choisir un conseiller…" : "Aucun conseiller disponible avec de la place"]));
+      opSelect.appendChild(el("option", { value: "" }, [others.length ? _("Choose an advisor…") : _("No available advisor with room")]));
       others.forEach(function (o) {
         var known = o.competencies && o.competencies.length ? " (" + o.competencies.join(", ") + ")" : "";
         opSelect.appendChild(el("option", { value: o.login, "data-name": o.name }, [o.name + known + " · " + loadOf(o) + "/" + o.maxDialogs]));
@@ -1504,10 +1514,10 @@
       opSelect.disabled = !others.length;
       var reachable = skills.filter(function (k) { return k.online > 0; }).length;
       compSelect.appendChild(el("option", { value: "" }, [
-        !skills.length ? "Aucune compétence" : reachable ? "Choisir une compétence…" : "Aucun collègue disponible"
+        !skills.length ? _("No skill") : reachable ? _("Choose a skill…") : _("No colleague available")
       ]));
       skills.forEach(function (k) {
-        var note = !k.online ? " — personne de disponible" : !k.free ? " — tous occupés (file d'attente)" : "";
+        var note = !k.online ? " — " + _("nobody available") : !k.free ? " — " + _("all busy (queue)") : "";
         compSelect.appendChild(el("option", { value: k.name, disabled: !k.online }, [k.name + note]));
       });
       compSelect.disabled = !reachable;
@@ -1521,9 +1531,9 @@
     var op = $("transfer-operator");
     var comp = $("transfer-competency");
     var button = $("transfer-button");
-    var label = "Transférer";
-    if (op.value) label = "Transférer à " + (op.options[op.selectedIndex].dataset.name || op.value);
-    else if (comp.value) label = "Transférer vers « " + comp.value + " »";
+    var label = _("Transfer");
+    if (op.value) label = fmt(_("Transfer to %(operator)s"), { operator: op.options[op.selectedIndex].dataset.name || op.value });
+    else if (comp.value) label = fmt(_("Transfer to “%(skill)s”"), { skill: comp.value });
     $("transfer-label").textContent = label;
     button.disabled = !(op.value || comp.value) || !S.open || S.open.kind !== "mine";
   }
@@ -1542,7 +1552,7 @@
     request({ action: "name", name: wanted }).then(function (reply) {
       if (reply && reply.operator) onOperator(reply);
       input.value = S.me.displayName || "";
-      state.textContent = input.dataset.saved || "";
+      state.textContent = _("Saved: visitors see this name from now on.");
     }, function (error) {
       state.textContent = error.error || "";
     });
@@ -1586,7 +1596,7 @@
     var text = input.value.trim();
     if (!open || open.kind !== "mine" || !text) return;
     if (text.length > MESSAGE_MAX) {
-      toast("error", "Message trop long", "Un message fait au plus " + MESSAGE_MAX + " caractères.");
+      toast("error", _("Message too long"), fmt(_("A message has at most %(count)s characters."), { count: MESSAGE_MAX }));
       return;
     }
     input.value = "";
@@ -1669,8 +1679,7 @@
     var open = S.open;
     if (!open || open.kind !== "mine") return;
     var modal = $("end-dialog");
-    $("end-dialog-text").textContent = "Vous terminez la conversation avec " + visitorName(open.card) +
-      ". Le visiteur en sera informé et retrouvera le bot.";
+    $("end-dialog-text").textContent = fmt(_("You are ending the conversation with %(visitor)s. The visitor will be told and will be back with the bot."), { visitor: visitorName(open.card) });
     var id = open.id;
     modal.returnValue = "";
     modal.onclose = function () {
@@ -1685,7 +1694,7 @@
       });
     };
     if (typeof modal.showModal === "function") modal.showModal();
-    else if (window.confirm("Terminer la conversation ?")) { modal.returnValue = "confirm"; modal.onclose(); }
+    else if (window.confirm(_("End the conversation?"))) { modal.returnValue = "confirm"; modal.onclose(); }
   }
 
   function callbackAct(id, what, outcome, button) {
@@ -1693,7 +1702,7 @@
     request({ action: "callback", id: id, do: what, outcome: outcome || "" }).then(function (reply) {
       if (what === "close") {
         delete S.closing[id];
-        toast("success", "Rappel clos", (reply.callback && reply.callback.name ? reply.callback.name + " — " : "") + "merci !");
+        toast("success", _("Callback closed"), (reply.callback && reply.callback.name ? reply.callback.name + " — " : "") + _("thank you!"));
       }
       renderCallbacks();
     }, function (error) {
@@ -1795,7 +1804,7 @@
       var seq = ++canned.seq;
       var open = S.open;
       if (!open) return;
-      if (!canned.items.length) showCannedMessage("Chargement…");
+      if (!canned.items.length) showCannedMessage(_("Loading…"));
       request({ action: "canned", dialog: open.id, q: q }).then(function (reply) {
         if (seq !== canned.seq) return;
         canned.items = reply.answers || [];
@@ -1803,7 +1812,7 @@
         renderCanned(q);
       }, function (error) {
         if (seq !== canned.seq) return;
-        showCannedMessage("Impossible de charger les réponses.");
+        showCannedMessage(_("The answers could not be loaded."));
         showError(error);
       });
     };
@@ -1837,7 +1846,7 @@
     var list = $("canned-list");
     clear(list);
     if (!canned.items.length) {
-      showCannedMessage(q ? "Aucune réponse prédéfinie ne contient « " + q + " »." : "Ce bot n'a pas de réponse prédéfinie dans cette langue.");
+      showCannedMessage(q ? fmt(_("No predefined answer contains “%(words)s”."), { words: q }) : _("This bot has no predefined answer in this language."));
       return;
     }
     canned.items.forEach(function (answer, index) {
@@ -1942,8 +1951,8 @@
         type: "button", class: "btn btn-secondary btn-sm",
         onclick: function () { node.remove(); options.onAction(); }
       }, [options.action]) : null,
-      el("button", { type: "button", class: "icon-btn", title: "Fermer", onclick: function () { node.remove(); } }, [
-        icon("close"), el("span", { class: "sr-only" }, ["Fermer"])
+      el("button", { type: "button", class: "icon-btn", title: _("Close"), onclick: function () { node.remove(); } }, [
+        icon("close"), el("span", { class: "sr-only" }, [_("Close")])
       ])
     ]);
     box.appendChild(node);
@@ -2010,7 +2019,7 @@
   function renderSound() {
     var button = $("sound-toggle");
     button.setAttribute("aria-pressed", muted ? "false" : "true");
-    button.title = "Son des nouvelles conversations : " + (muted ? "coupé" : "activé");
+    button.title = muted ? _("Sound of new conversations: off") : _("Sound of new conversations: on");
     button.querySelector("use").setAttribute("href", muted ? "#i-bell-off" : "#i-bell");
   }
 
@@ -2146,7 +2155,7 @@
       document.querySelectorAll("[data-since]").forEach(function (node) {
         var value = node.dataset.since;
         if (!value) return;
-        var text = since(value) || "à l'instant";
+        var text = since(value) || JUST_NOW;
         node.textContent = (node.dataset.prefix || "") + text;
       });
       document.querySelectorAll(".callback-age").forEach(function (node) {
@@ -2170,7 +2179,7 @@
         renderHeader();
         renderComposerMode();
       } else if (!isMine(S.open.id)) {
-        toast("info", "Plus dans la file d'attente", "Ce visiteur n'attend plus : un collègue l'a pris, ou il est parti.");
+        toast("info", _("No longer in the queue"), _("This visitor no longer waits: a colleague took them, or they left."));
         closeConversation();
       }
     }

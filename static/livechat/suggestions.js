@@ -14,7 +14,17 @@
   var forText = document.getElementById("suggestions-for");
   var toggle = document.getElementById("suggestions-toggle");
   var composer = document.getElementById("composer-input");
-  var words = box.dataset;
+  // Words from Django's JavaScript catalogue (/jsi18n/, djangojs.po), in the page's language.
+  var _ = window.gettext || function (text) { return text; };
+  var words = {
+    insert: _("Insert in my reply, to edit before sending"),
+    score: _("How close the message is to this answer"),
+    used: _("Suggested answer"),
+    edited: _("Suggested answer, edited"),
+    show: _("Show the suggested answers"),
+    hide: _("Hide the suggested answers")
+  };
+  var percentFormat = new Intl.NumberFormat(document.documentElement.lang || "en", { style: "percent" });
   var HIDDEN_KEY = "livechat.suggestions.hidden";
 
   var shown = null; // {id, kind, lastVisitorLine} of the open conversation
@@ -64,22 +74,21 @@
   function render() {
     var found = (current && current.suggestions) || [];
     if (!found.length) { hide(); return; }
-    forText.textContent = current.question ? "« " + current.question + " »" : "";
+    forText.textContent = current.question ? _("“%(question)s”").replace("%(question)s", current.question) : "";
     forText.title = current.question || "";
     while (list.firstChild) list.removeChild(list.firstChild);
     found.forEach(function (suggestion) {
-      var percent = Math.round((suggestion.score || 0) * 100);
       var card = el("button", {
         type: "button",
         class: "suggestion" + (used[current.dialog] === suggestion.item ? " is-used" : ""),
-        title: words.textInsert || "",
+        title: words.insert,
         "data-testid": "suggestion",
         "data-item": String(suggestion.item),
         onclick: function () { insert(suggestion); }
       }, [
         el("span", { class: "suggestion-top" }, [
           el("span", { class: "suggestion-label" }, [suggestion.label || ""]),
-          el("span", { class: "suggestion-score", title: words.textScore || "" }, [percent + " %"])
+          el("span", { class: "suggestion-score", title: words.score }, [percentFormat.format(Math.round((suggestion.score || 0) * 100) / 100)])
         ]),
         el("span", { class: "suggestion-text" }, [suggestion.text || ""])
       ]);
@@ -92,9 +101,9 @@
   function renderCollapsed() {
     box.classList.toggle("is-collapsed", collapsed);
     toggle.setAttribute("aria-expanded", collapsed ? "false" : "true");
-    var label = collapsed ? words.textShow : words.textHide;
-    toggle.title = label || "";
-    document.getElementById("suggestions-toggle-label").textContent = label || "";
+    var label = collapsed ? words.show : words.hide;
+    toggle.title = label;
+    document.getElementById("suggestions-toggle-label").textContent = label;
   }
 
   function insert(suggestion) {
@@ -140,7 +149,7 @@
       // An operator's message that came from a suggestion says so, for the staff reading the transcript.
       var from = detail.line.suggestion;
       if (detail.from !== "operator" || !from) return;
-      var text = (from.edited ? words.textEdited : words.textUsed) || "";
+      var text = from.edited ? words.edited : words.used;
       detail.meta.appendChild(el("span", { class: "from-suggestion", "data-testid": "from-suggestion", title: from.label || "" }, [
         text + (from.label ? " · " + from.label : "")
       ]));

@@ -16,18 +16,19 @@
 
   // ------------------------------------------------------------------ words and small helpers
 
-  var W = {};
-  try { W = JSON.parse(document.getElementById("supervision-words").textContent); } catch (error) { W = {}; }
+  // Words come from Django's JavaScript catalogue (/jsi18n/, djangojs.po) in the page's language.
+  var _ = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
   var LANG = document.documentElement.lang || "en";
   var ME = (document.getElementById("app") || { dataset: {} }).dataset.operatorLogin || "";
   var SPECIAL_INPUT = /^#[a-z_]+#$|^#dydumailto:/i;
   var REFRESH_EVERY_MS = 15000;
   var TAKE_OVER_LABEL = ($("watch-takeover") || {}).textContent || "";
 
-  function say(key, values) {
-    var text = W[key] || key;
-    Object.keys(values || {}).forEach(function (name) { text = text.split("{" + name + "}").join(String(values[name])); });
-    return text;
+  // say(_("With %(operator)s"), {operator: "Ann"}): a translated text with its named placeholders filled.
+  function say(text, values) {
+    values = values || {};
+    return String(text).replace(/%\((\w+)\)s/g, function (whole, name) { return name in values ? String(values[name]) : whole; });
   }
 
   function $(id) { return document.getElementById(id); }
@@ -60,7 +61,7 @@
       var value = vars[keys[i]];
       if (typeof value === "string" && value.trim()) return value.trim().slice(0, 60);
     }
-    return say("visitorNumber", { id: conversation.id });
+    return say(_("Visitor #%(id)s"), { id: conversation.id });
   }
 
   function initials(name) {
@@ -71,10 +72,10 @@
   function stateTag(conversation) {
     if (conversation.state === "operator") {
       return el("span", { class: "tag " + (conversation.mine ? "tag-turn-me" : "tag-with"), "data-testid": "state-tag" },
-        [conversation.mine ? say("stateMine") : say("stateOperator", { operator: conversation.operator })]);
+        [conversation.mine ? say(_("With you")) : say(_("With %(operator)s"), { operator: conversation.operator })]);
     }
-    if (conversation.state === "queued") return el("span", { class: "tag tag-turn-me", "data-testid": "state-tag" }, [say("stateQueued")]);
-    return el("span", { class: "tag tag-bot", "data-testid": "state-tag" }, [say("stateBot")]);
+    if (conversation.state === "queued") return el("span", { class: "tag tag-turn-me", "data-testid": "state-tag" }, [say(_("Waiting for an operator"))]);
+    return el("span", { class: "tag tag-bot", "data-testid": "state-tag" }, [say(_("With the bot"))]);
   }
 
   // ------------------------------------------------------------------ the page's model
@@ -146,14 +147,14 @@
     clear(list);
     V.all.forEach(function (conversation) { list.appendChild(item(conversation, "all-item")); });
     $("all-empty").hidden = !V.allLoaded || V.all.length > 0;
-    $("all-hint").textContent = V.supervisor ? say("hintAllSupervisor") : say("hintAll");
+    $("all-hint").textContent = V.supervisor ? say(_("Every conversation of your account with an operator or waiting for one and, on monitored bots, those still with the bot: their lines arrive as they are written.")) : say(_("Every conversation of your account with an operator or waiting for one."));
     renderCounts();
   }
 
   function item(conversation, testid) {
     var name = visitorName(conversation);
     var tags = [stateTag(conversation), el("span", { class: "tag tag-muted" }, [conversation.bot])];
-    if (conversation.monitored && V.supervisor) tags.push(el("span", { class: "tag tag-watch" }, [icon("eye"), say("monitored")]));
+    if (conversation.monitored && V.supervisor) tags.push(el("span", { class: "tag tag-watch" }, [icon("eye"), say(_("Monitored"))]));
     var open = V.reading && V.reading.conversation.id === conversation.id;
     var face = el("span", { class: "avatar", "aria-hidden": "true" }, [initials(name)]);
     return el("li", {
@@ -180,14 +181,14 @@
       var value = $(pair[1]).value.trim();
       if (value) fields[pair[0]] = value;
     });
-    $("search-hint").textContent = say("searching");
+    $("search-hint").textContent = say(_("Searching…"));
     C.request(fields).then(function (reply) {
       V.results = reply.results || [];
       var list = $("search-results");
       clear(list);
       V.results.forEach(function (conversation) { list.appendChild(item(conversation, "search-result")); });
-      $("search-hint").textContent = !V.results.length ? say("nothingFound")
-        : reply.more ? say("foundMore", { count: V.results.length }) : say("found", { count: V.results.length });
+      $("search-hint").textContent = !V.results.length ? say(_("No conversation found."))
+        : reply.more ? say(_("The latest %(count)s conversations found: narrow the search to see others."), { count: V.results.length }) : say(ngettext("%(count)s conversation found.", "%(count)s conversations found.", V.results.length), { count: V.results.length });
     }, function (error) {
       $("search-hint").textContent = "";
       C.showError(error);
@@ -264,8 +265,8 @@
     clear(badges);
     badges.appendChild(stateTag(conversation));
     badges.appendChild(el("span", { class: "tag " + (reading.live ? "tag-watch" : "tag-muted"), "data-testid": "watch-mode" },
-      reading.live ? [icon("eye"), say("readingAlong")] : [say("readOnly")]));
-    if (reading.joined) badges.appendChild(el("span", { class: "tag tag-new", "data-testid": "watch-joined" }, [say("joinedBadge")]));
+      reading.live ? [icon("eye"), say(_("Reading along"))] : [say(_("Read only"))]));
+    if (reading.joined) badges.appendChild(el("span", { class: "tag tag-new", "data-testid": "watch-joined" }, [say(_("Joined"))]));
     var print = $("watch-print");
     print.hidden = false;
     print.href = "/admin/dialogs/dialog/" + encodeURIComponent(conversation.id) + "/print/";
@@ -279,7 +280,7 @@
     clear(box);
     var reading = V.reading;
     if (!reading.lines) {
-      box.appendChild(el("div", { class: "notice-row" }, [el("div", { class: "notice notice-local" }, [reading.failed ? "—" : say("loading")])]));
+      box.appendChild(el("div", { class: "notice-row" }, [el("div", { class: "notice notice-local" }, [reading.failed ? "—" : say(_("Loading…"))])]));
       return;
     }
     reading.lines.forEach(function (line) { drawLine(box, line); });
@@ -294,15 +295,15 @@
     }
     var said = line.user && String(line.user).trim();
     if (line.file) {
-      box.appendChild(message("visitor", say("visitor"), el("div", { class: "bubble bubble-visitor" }, ["📎 " + String(line.file.name || "")]), time, line));
+      box.appendChild(message("visitor", say(_("Visitor")), el("div", { class: "bubble bubble-visitor" }, ["📎 " + String(line.file.name || "")]), time, line));
     } else if (said && !SPECIAL_INPUT.test(said) && (line.from === "visitor" || line.from === "bot" || line.from === "notice")) {
-      box.appendChild(message("visitor", say("visitor"), el("div", { class: "bubble bubble-visitor" }, [String(line.user)]), time, line));
+      box.appendChild(message("visitor", say(_("Visitor")), el("div", { class: "bubble bubble-visitor" }, [String(line.user)]), time, line));
     }
     if ((line.from === "operator" || line.from === "bot") && line.text) {
       var content = el("div", { class: "bubble bubble-" + line.from });
       content.appendChild(C.sanitize(line.text));
-      var who = line.from === "bot" ? ((V.reading && V.reading.conversation.bot) || say("bot"))
-        : (line.operatorLogin && line.operatorLogin === ME ? say("you") : line.operator || "");
+      var who = line.from === "bot" ? ((V.reading && V.reading.conversation.bot) || say(_("Bot")))
+        : (line.operatorLogin && line.operatorLogin === ME ? say(_("You")) : line.operator || "");
       box.appendChild(message(line.from, who, content, time, line));
     }
     if (line.from === "notice" && line.text) {
@@ -326,9 +327,9 @@
 
   /** A staff note (a private note, a whisper, a supervisor joining): apart, marked, plain text. */
   function noteNode(line, time) {
-    var title = line.kind === "whisper" ? say("whisperTo", { operator: line.to || "" })
-      : line.kind === "joined" ? say("joinedNote", { name: line.operator || "" }) : say("note");
-    var author = line.kind === "joined" ? "" : (line.operatorLogin && line.operatorLogin === ME ? say("you") : line.operator || "");
+    var title = line.kind === "whisper" ? say(_("Whisper to %(operator)s"), { operator: line.to || "" })
+      : line.kind === "joined" ? say(_("%(name)s joined the conversation (supervisor)"), { name: line.operator || "" }) : say(_("Private note"));
+    var author = line.kind === "joined" ? "" : (line.operatorLogin && line.operatorLogin === ME ? say(_("You")) : line.operator || "");
     return el("div", { class: "note-row" }, [
       el("div", { class: "note note-" + (line.kind || "note"), "data-testid": "line", "data-from": "note", "data-kind": line.kind || "note", "data-line-id": String(line.id) }, [
         el("div", { class: "note-head" }, [
@@ -336,7 +337,7 @@
           el("strong", null, [title]),
           author ? el("span", null, ["· " + author]) : null,
           time ? el("span", { class: "note-time" }, ["· " + time]) : null,
-          el("span", { class: "note-flag" }, [say("staffOnly")])
+          el("span", { class: "note-flag" }, [say(_("Staff only"))])
         ]),
         line.text ? el("div", { class: "note-text", "data-testid": "note-text" }, [String(line.text)]) : null
       ])
@@ -349,17 +350,17 @@
     var supervising = V.supervisor && conversation.monitored;
     var withOther = conversation.state === "operator" && !conversation.mine;
     var text;
-    if (reading.joined) text = say("joinedText", { operator: conversation.operator });
-    else if (conversation.state === "queued") text = say("queuedText");
-    else if (conversation.state === "bot") text = say("botText");
+    if (reading.joined) text = say(_("You joined: you write to the visitor beside %(operator)s."), { operator: conversation.operator });
+    else if (conversation.state === "queued") text = say(_("This visitor waits for an operator."));
+    else if (conversation.state === "bot") text = say(_("This visitor talks with the bot."));
     else text = "";
-    text = [reading.live ? say("alongText") : say("readOnlyText"), text].filter(Boolean).join(" ");
+    text = [reading.live ? say(_("Reading along: new lines appear as they are written.")) : say(_("You see this conversation as it was when you opened it.")), text].filter(Boolean).join(" ");
     $("watch-state").textContent = text;
     $("watch-join").hidden = !(supervising && withOther && !reading.joined);
     var takeover = $("watch-takeover");
     var plainTake = !supervising && conversation.state === "queued" && conversation.request;
     takeover.hidden = !((supervising && !conversation.mine) || plainTake);
-    takeover.textContent = plainTake ? say("take") : TAKE_OVER_LABEL;
+    takeover.textContent = plainTake ? say(_("Take")) : TAKE_OVER_LABEL;
     // Notes: a supervisor on a monitored bot's conversation (a whisper when an operator holds it).
     var composer = $("watch-composer");
     composer.hidden = !supervising;
@@ -370,10 +371,10 @@
       button.setAttribute("aria-checked", button.dataset.mode === V.watchMode ? "true" : "false");
     });
     composer.classList.toggle("is-note", V.watchMode === "note");
-    $("watch-note-label").textContent = withOther ? say("whisperTo", { operator: conversation.operator }) : say("note");
-    $("watch-help").textContent = V.watchMode === "reply" ? say("replyHelp")
-      : withOther ? say("whisperHelp", { operator: conversation.operator }) : say("noteHelp");
-    $("watch-input").placeholder = V.watchMode === "note" ? say("notePlaceholder") : "";
+    $("watch-note-label").textContent = withOther ? say(_("Whisper to %(operator)s"), { operator: conversation.operator }) : say(_("Private note"));
+    $("watch-help").textContent = V.watchMode === "reply" ? say(_("Sent to the visitor, under your name."))
+      : withOther ? say(_("Never sent to the visitor: %(operator)s sees it at once."), { operator: conversation.operator }) : say(_("Never sent to the visitor: kept for staff."));
+    $("watch-input").placeholder = V.watchMode === "note" ? say(_("Private note for staff: never sent to the visitor…")) : "";
   }
 
   function addLine(line) {
@@ -414,7 +415,7 @@
       reading.joined = true;
       reading.conversation = Object.assign({}, reading.conversation, reply.conversation);
       V.watchMode = "reply";
-      C.toast("success", say("joined"), "");
+      C.toast("success", say(_("You joined the conversation")), "");
       renderWatch();
       $("watch-input").focus();
     }, C.showError);
@@ -434,7 +435,7 @@
       leaveWatch();
       showView("mine");
       C.open(card.id);
-      C.toast("success", say("takenOver"), visitorName(conversation));
+      C.toast("success", say(_("The conversation is yours")), visitorName(conversation));
     }, C.showError);
   }
 
@@ -486,7 +487,7 @@
   function whispered(message) {
     var line = message.message;
     if (!line || line.from !== "note" || line.kind !== "whisper" || line.operatorLogin === ME) return;
-    C.toast("info", say("whispered", { name: line.operator || "" }), String(line.text || "").slice(0, 200), { testid: "whisper-toast" });
+    C.toast("info", say(_("%(name)s whispers to you"), { name: line.operator || "" }), String(line.text || "").slice(0, 200), { testid: "whisper-toast" });
   }
 
   // ------------------------------------------------------------------ my composer: reply or private note
@@ -502,7 +503,7 @@
     var input = $("composer-input");
     if (input.dataset.replyPlaceholder === undefined) input.dataset.replyPlaceholder = input.placeholder;
     composer.classList.toggle("is-note", mode === "note");
-    input.placeholder = mode === "note" ? say("notePlaceholder") : input.dataset.replyPlaceholder;
+    input.placeholder = mode === "note" ? say(_("Private note for staff: never sent to the visitor…")) : input.dataset.replyPlaceholder;
   }
 
   C.use({
@@ -517,7 +518,7 @@
       detail.handled = true;
       C.request({ action: "note", dialog: detail.dialog, text: detail.text }).then(function (reply) {
         if (reply.note) C.push({ type: "message", dialog: detail.dialog, message: reply.note });
-        C.toast("success", say("noted"), "");
+        C.toast("success", say(_("Note kept")), "");
       }, function (error) {
         C.insert(detail.text); // back in the composer: nothing is lost
         C.showError(error);
