@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from bots.models import Bot
@@ -59,7 +60,13 @@ class Membership(models.Model):
         verbose_name_plural = _("memberships")
 
     def __str__(self):
-        return f"{self.user} ({self.role} of {self.account})"
+        # A page's title in its reader's language: "claire (Administrateur de Demo)".
+        role = Role(self.role).label if self.role in Role.values else self.role
+        return gettext("%(user)s (%(role)s of %(account)s)") % {
+            "user": self.user,
+            "role": role,
+            "account": self.account,
+        }
 
     def clean(self):
         if self.supervisor and self.role not in (Role.OPERATOR, Role.ADMINISTRATOR):

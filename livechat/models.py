@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from bots.time_zones import default_time_zone, validate_time_zone
@@ -120,7 +121,7 @@ class LivechatSettings(models.Model):
         verbose_name = verbose_name_plural = "live chat settings"
 
     def __str__(self):
-        return f"Live chat of {self.bot}"
+        return gettext("Live chat of %(bot)s") % {"bot": self.bot}  # a page's title, in its reader's language
 
 
 class LivechatRequest(models.Model):
@@ -190,7 +191,10 @@ class LivechatRequest(models.Model):
         ]
 
     def __str__(self):
-        return f"Live chat of dialog {self.dialog_id} ({self.status})"
+        return gettext("Live chat of dialog %(dialog)s (%(status)s)") % {
+            "dialog": self.dialog_id,
+            "status": self.get_status_display(),
+        }
 
 
 class LivechatEvent(models.Model):

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 
 NAME_MAX_LENGTH = 200
 VALUE_MAX_LENGTH = 4000
@@ -64,5 +65,12 @@ class PreferenceChange(models.Model):
         indexes = [models.Index(fields=["bot", "changed_at"]), models.Index(fields=["account", "changed_at"])]
 
     def __str__(self):
-        action = "deleted" if self.new_value is None else f"= {self.new_value[:40]}"
-        return f"{self.name} {action} by {self.changed_by_login or 'system'}"
+        # A page's title in its reader's language.
+        who = self.changed_by_login or gettext("the system")
+        if self.new_value is None:
+            return gettext("%(name)s deleted by %(who)s") % {"name": self.name, "who": who}
+        return gettext("%(name)s = %(value)s by %(who)s") % {
+            "name": self.name,
+            "value": self.new_value[:40],
+            "who": who,
+        }
