@@ -35,7 +35,8 @@ def seed_demo_bot(reset: bool = False) -> tuple[Bot, bool]:
     if bot is not None:
         bot.delete()
     bot = Bot.objects.create(uuid=BOT_UUID, name=BOT_NAME, account=account, default_language="fr")
-    import_knowledge_base(bot, KNOWLEDGE_BASE, preferences=True)
+    # No vector job: as before the demo was a file, its vectors are computed when its index is first built.
+    import_knowledge_base(bot, KNOWLEDGE_BASE, preferences=True, schedule_vectors=False)
     bot.refresh_from_db()
     return bot, True
 

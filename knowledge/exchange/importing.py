@@ -77,9 +77,13 @@ def check_file(bot: Bot, source, *, root: str = "knowledgeBase", progress=None) 
     return reader.summary
 
 
-def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progress=None, user=None) -> ImportReport:
+def import_knowledge_base(
+    bot: Bot, source, *, preferences: bool = False, progress=None, user=None, schedule_vectors: bool = True
+) -> ImportReport:
     """Replace the bot's knowledge base with the file's (its gallery too when the file has one;
-    its preferences too with `preferences`). `progress(phase, bytes_read)` is called now and then."""
+    its preferences too with `preferences`). `progress(phase, bytes_read)` is called now and then.
+    `schedule_vectors=False` schedules no background vector job: the bot's matching index computes the
+    missing vectors when it is built (the demo seed, as before it was a file)."""
     started = time.perf_counter()
     summary = check_file(bot, source, progress=_phase(progress, "checking"))
     with transaction.atomic():
@@ -98,7 +102,7 @@ def import_knowledge_base(bot: Bot, source, *, preferences: bool = False, progre
         if vectors_kept:
             vectors.restore()
         bump_knowledge_version(bot.pk)
-        vector_job = background.schedule_import(bot.pk)
+        vector_job = background.schedule_import(bot.pk) if schedule_vectors else None
     refresh_statistics()
     return ImportReport(
         bot_uuid=str(bot.uuid),
