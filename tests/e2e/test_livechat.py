@@ -214,5 +214,7 @@ def test_a_back_office_user_who_does_not_answer_visitors_gets_a_clear_page(platf
     page.fill("#id_username", "rita")
     page.fill("#id_password", "rita-pass-2026-e2e")
     page.click("[type=submit]")
-    expect(page.get_by_test_id("refusal-reason")).to_contain_text("Only operators and administrators")
+    # The browser says French (fr-FR): so does the page, the servlet's reason too.
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.get_by_test_id("refusal-reason")).to_contain_text("Seuls les opérateurs et les administrateurs")
     shot(page, "11-not-an-operator")

@@ -43,7 +43,8 @@ def open_console(page, server, language: str, *, available: bool = False):
     expect(status).to_be_enabled()
     if available:
         status.select_option("available")
-        expect(page.locator("#me-load")).to_contain_text("Disponible")  # the page is French whatever the language
+        # The console speaks its operator's language (the cookie), its status line too.
+        expect(page.locator("#me-load")).to_contain_text({"en": "Available", "fr": "Disponible"}[language])
     return page
 
 

@@ -23,6 +23,7 @@ QUESTION = "Je n'ai toujours pas reçu ma nouvelle carte"
 SUGGESTED = "Une carte arrive sous 7 jours ouvrés après la commande. Passé ce délai, appelez-nous."
 DEVICES = {"phone": (390, 844, "en"), "tablet": (768, 1024, "fr"), "laptop": (1366, 900, "en")}
 TITLES = {"en": "Suggested answers", "fr": "Réponses suggérées"}
+AVAILABLE = {"en": "Available", "fr": "Disponible"}
 # Counts the console's chimes: each one starts two notes (console.js chime()).
 COUNT_NOTES = """
 window.__notes = 0;
@@ -76,7 +77,7 @@ def test_an_operator_answers_a_visitor_from_a_phone_a_tablet_and_a_laptop(platfo
         expect(status).to_be_enabled()
         assert errors == []
         status.select_option("available")
-        expect(console.locator("#me-load")).to_contain_text("Disponible")
+        expect(console.locator("#me-load")).to_contain_text(AVAILABLE[language])
         fits(console)
         shot(console, f"{device}-01-home")
 
@@ -144,6 +145,8 @@ def test_an_operator_answers_a_visitor_from_a_phone_a_tablet_and_a_laptop(platfo
         if device != "laptop":  # the visitor and the actions slide over the conversation
             console.locator("#details-toggle").click()
             expect(console.locator("#details")).to_be_in_viewport()
+            # In the viewport as soon as it starts sliding in (0.2 s, console.css): measured once in place.
+            expect(console.locator("#details")).to_have_css("transform", "none")
             fits(console)
             shot(console, f"{device}-05-details")
             # Its own close button brings the conversation back (the toggle is under the panel).
