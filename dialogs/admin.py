@@ -3,11 +3,16 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from bots.admin import BotAdmin
 from bots.logs.backoffice import ByDate, ReadOnlyLogAdmin
 
 from .backoffice.admin import DialogAdmin
+from .backoffice.testbot import box_view
 from .gdpr.admin import GdprRequestAdmin
 from .models import ClientError, Dialog, GdprRequest
+
+# The "test the bot" box on the bot's page talks through this app's pipeline: dialogs adds its URL to the bot's admin.
+BotAdmin.bot_pages.append(("<int:object_id>/test/", box_view, "bots_bot_test"))
 
 # The dialogs page and its transcripts have their own module (dialogs/backoffice/).
 admin.site.register(Dialog, DialogAdmin)

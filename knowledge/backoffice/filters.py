@@ -4,9 +4,8 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from bots.admin_scoping import bots_of
+from bots.language_labels import language_label
 from bots.models import BotLanguage, Space
-
-from .languages import language_label
 
 
 class LanguageFilter(admin.SimpleListFilter):

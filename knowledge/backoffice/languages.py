@@ -2,22 +2,14 @@
 server-side check that a formulation, answer or sentence is in a language (and space) of its bot."""
 
 from django import forms
-from django.utils.translation import get_language_info, gettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from unfold.forms import PaginationInlineFormSet
 from unfold.widgets import UnfoldAdminSelectWidget
 
 from bots.admin_scoping import bots_of
-from bots.models import LANGUAGE_NAMES, Bot, BotLanguage
-
-
-def language_label(code: str) -> str:
-    """The name in the page's language (Django's catalogue) and the code: French (fr), Français (fr) in French."""
-    try:
-        name = get_language_info(code)["name_translated"]
-    except KeyError:  # a code Django does not know: the bot's English name, if any
-        name = LANGUAGE_NAMES.get(code)
-    return f"{name} ({code})" if name else code
+from bots.language_labels import language_label
+from bots.models import Bot, BotLanguage
 
 
 def bot_language_codes(bot: Bot) -> list[str]:
