@@ -19,7 +19,7 @@ servlet_api = [
     path("", include("knowledge.api.urls")),
     path("", include("livechat.api.urls")),
     path("", include("dialogs.bulk.urls")),
-    path("", include("bots.logs.urls")),
+    path("", include("dialogs.logs.urls")),
     path("", include("knowledge.external.urls")),
     path("", include("accounts.saml.urls")),
     path("", include("dialogs.surveys.urls")),

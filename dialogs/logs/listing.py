@@ -6,13 +6,12 @@ from datetime import UTC
 
 from django.db.models import CharField, F, Value
 
+from bots.logs.models import ServerError
+from bots.logs.recording import store_held_errors
 from bots.servlet.errors import InvalidField
 from bots.servlet.params import ServletParams
 from dialogs.bulk.period import Period, period_from
 from dialogs.models import ClientError
-
-from .models import ServerError
-from .recording import store_held_errors
 
 KINDS = ("all", "client", "server")
 PAGE_SIZE = 20
