@@ -9,13 +9,13 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from bots.analytics.report import UNDERSTOOD, Rate
 from bots.time_zones import zone_named
 from dialogs.models import Dialog, Interaction
 from knowledge.learning.inputs import MISUNDERSTOOD, REWORDED
 from knowledge.models import KnowledgeItem
 from knowledge.vectors.models import VectorJob
 from livechat.models import Callback, LivechatRequest, Operator
+from reporting.analytics.report import UNDERSTOOD, Rate
 
 REVIEW_DAYS = 7  # the home page's "to review": a week's misunderstood questions, the learning page has 90 days
 LATEST_JOBS = 5

@@ -84,7 +84,7 @@ GROUPS = [
     {
         "title": _("Analytics"),
         "items": [
-            _page(_("Bot analytics"), "monitoring", "/admin/bots/analytics/", "bots.analytics.admin.may_view"),
+            _page(_("Bot analytics"), "monitoring", "/admin/bots/analytics/", "reporting.analytics.admin.may_view"),
         ],
     },
     {

@@ -1,4 +1,4 @@
-"""Time to build a bot's analytics report (bots/analytics/report.py) over the last 12 months, against the
+"""Time to build a bot's analytics report (reporting/analytics/report.py) over the last 12 months, against the
 cost of reading the same period's rows once (a COUNT of its dialogs and one of its interactions: the floor
 any report over them pays), in the same run, on a scratch SQLite database and optionally on PostgreSQL.
 
@@ -93,10 +93,10 @@ def measure(bot_id: int) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from bots.analytics.periods import PeriodForm
-    from bots.analytics.report import build_report
     from bots.models import Bot
     from dialogs.models import Dialog, Interaction
+    from reporting.analytics.periods import PeriodForm
+    from reporting.analytics.report import build_report
 
     bot = Bot.objects.get(pk=bot_id)
     form = PeriodForm({"bot": bot.pk, "period": "Last12Months"}, bots=Bot.objects.filter(pk=bot.pk))

@@ -126,6 +126,3 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
 
 
 admin.site.register(ServerError, ServerErrorAdmin)
-
-# The analytics page and its CSV exports (bots/analytics/admin.py adds their URLs to the admin site).
-from .analytics import admin as analytics_admin  # noqa: E402, F401

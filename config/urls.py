@@ -11,6 +11,9 @@ from bots.servlet.console import ConsoleSchemaView
 from bots.servlet.console_page import ConsolePageView
 from livechat.api.views import ChatHttpView
 
+# The analytics page reads every app, so it lives above them (reporting/) and adds its URLs to the admin site here.
+from reporting.analytics import admin as analytics_admin  # noqa: F401
+
 servlet_api = [
     path("", include("bots.api.urls")),
     path("", include("dialogs.api.urls")),

@@ -10,12 +10,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bots.analytics.charts import buckets, charts
-from bots.analytics.periods import CUSTOM, PERIOD_LABELS, PeriodForm, bot_timezone
-from bots.analytics.report import build_report, readable_wait
 from bots.models import Bot
 from dialogs.models import Dialog, Interaction
 from dialogs.topknowledge import PERIODS
+from reporting.analytics.charts import buckets, charts
+from reporting.analytics.periods import CUSTOM, PERIOD_LABELS, PeriodForm, bot_timezone
+from reporting.analytics.report import build_report, readable_wait
 from tests.analytics.seed import DAY1, EXPECTED, at, seed, seed_bot
 
 UTC = ZoneInfo("UTC")

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from django.test import Client
 
-from bots.analytics.periods import PeriodForm
-from bots.analytics.report import build_report
 from bots.models import Bot
+from reporting.analytics.periods import PeriodForm
+from reporting.analytics.report import build_report
 from tests.conftest import Chatbox
 
 REWORD_LINK = re.compile(r"reword\('((?:[^'\\]|\\.)*)',\{'type':'reword_auto'\}\)")

@@ -12,13 +12,13 @@ from django.apps import apps
 from django.db import connection
 from django.utils import timezone
 
-from bots.analytics.periods import Window
-from bots.analytics.report import build_report
 from bots.models import Bot
 from dialogs import engine, statements
 from dialogs.models import Dialog, Interaction
 from dialogs.requests import TalkRequest
 from knowledge.models import Answer, Formulation, KnowledgeItem
+from reporting.analytics.periods import Window
+from reporting.analytics.report import build_report
 from tests.accounts.personas import make_persona
 
 pytestmark = pytest.mark.django_db

@@ -14,10 +14,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from bots.analytics.periods import PeriodForm
-from bots.analytics.report import build_report
 from bots.models import Bot
 from livechat.models import Callback, LivechatRequest, OpeningHours, OpeningSlot, Operator
+from reporting.analytics.periods import PeriodForm
+from reporting.analytics.report import build_report
 
 R = LivechatRequest.Status
 PARIS = ZoneInfo("Europe/Paris")

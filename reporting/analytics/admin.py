@@ -1,5 +1,5 @@
 """The back office's analytics page (/admin/bots/analytics/) and its CSV exports, added to the admin site's
-URLs; bots/admin.py imports this module. Whoever may view a bot reads its analytics, for their own bots only."""
+URLs; config/urls.py imports this module. Whoever may view a bot reads its analytics, for their own bots only."""
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
