@@ -254,8 +254,8 @@ UNFOLD = {
     "SITE_SYMBOL": "smart_toy",
     "SHOW_LANGUAGES": True,  # the language switcher (English / Français) in the user menu
     "SHOW_HISTORY": True,
-    # The home page: each role's figures and pages (accounts/dashboard.py).
-    "DASHBOARD_CALLBACK": "accounts.dashboard.dashboard",
+    # The home page: each role's figures and pages (reporting/dashboard.py).
+    "DASHBOARD_CALLBACK": "reporting.dashboard.dashboard",
     "SIDEBAR": {
         "show_search": True,
         "show_all_applications": False,  # the navigation holds every page: no "All applications" detour

@@ -1,4 +1,4 @@
-"""The back office's home and sidebar per role, through Django's test client (accounts/dashboard.py,
+"""The back office's home and sidebar per role, through Django's test client (reporting/dashboard.py,
 accounts/navigation.py): each role's home shows its cards with the real figures; the sidebar lists every page
 the role may open and each of its links opens (200) as that role; nothing is left to "All applications";
 the trail over a page names its sidebar group; the API access page sits under Preferences › API and links the

@@ -7,11 +7,11 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from accounts.models import Role
+from accounts.navigation import entries
 from accounts.permissions import role_of
 from bots.admin_scoping import account_id_of, bots_of
 
 from . import dashboard_figures as figures
-from .navigation import entries
 
 # The cards of each role, in the order they are shown.
 CARDS = {
