@@ -1,7 +1,7 @@
 """Answer branches in a talk: the item's answer text chosen by context conditions on the dialog's
 variables, and the variables the chosen answer sets."""
 
-from .conditions import first_holding
+from knowledge.conditions import first_holding
 
 
 def answer_text(snapshot, dialog, item_id: int, answer) -> str:

@@ -6,12 +6,12 @@ costs statements, on the talks it targets: one read of what the dialog remembers
 upsert when it is shown (ComplementActivation).
 """
 
+from knowledge.conditions import holds
 from knowledge.models import KnowledgeItem
 from knowledge.snapshot import ComplementRule, Snapshot
 
 from . import statements
 from .activations import ComplementActivation
-from .conditions import holds
 from .models import Dialog
 
 Frequency = KnowledgeItem.Frequency

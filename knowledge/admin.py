@@ -15,7 +15,6 @@ from unfold.views import ChangeList
 
 from bots.admin_scoping import BotScopedAdmin, bots_of
 from bots.models import Space
-from dialogs.conditions import OPERATORS
 from dialogs.models import Survey
 from dialogs.slots import checks as slot_checks
 
@@ -29,6 +28,7 @@ from .backoffice.plain_column import plain_cell
 from .backoffice.preview import preview_html, preview_view
 from .backoffice.tags import tree_order
 from .branches import validate_conditions
+from .conditions import OPERATORS
 from .models import Answer, AnswerBranch, Formulation, GalleryImage, GlobalSentence, KnowledgeItem, MatchingGroup, Tag
 
 

@@ -4,7 +4,7 @@ conditions on the dialog's variables, and the variables an answer sets."""
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from dialogs.conditions import OPERATORS
+from .conditions import OPERATORS
 
 
 def validate_conditions(value):

@@ -137,7 +137,7 @@ class KnowledgeItem(models.Model):
     complement_n = models.PositiveSmallIntegerField(
         "N", default=1, help_text="The N of 'once every N interactions' and 'at most N times per dialog'."
     )
-    # Context conditions on the dialog's variables (dialogs/conditions.py); all must hold.
+    # Context conditions on the dialog's variables (knowledge/conditions.py); all must hold.
     complement_conditions = models.JSONField("conditions", default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

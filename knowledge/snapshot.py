@@ -100,7 +100,7 @@ class Snapshot:
     complements: list[ComplementRule] = field(default_factory=list)
     # items that are slots or need slots (dialogs/slots/), by id
     slots: dict[int, SlotInfo] = field(default_factory=dict)
-    # answer branches by (item id, language, space id), in priority order (dialogs/conditions.py chooses)
+    # answer branches by (item id, language, space id), in priority order (knowledge/conditions.py chooses)
     branches: dict[tuple[int, str, int], tuple[Branch, ...]] = field(default_factory=dict)
     _allowed: dict[tuple, frozenset[int]] = field(default_factory=dict)
     _memo: dict = field(default_factory=dict)

@@ -1,7 +1,7 @@
 """Context conditions in the exchange format: <condition variable="…" operator="…" value="…"/>, one per
 condition (all must hold), read and written the same way wherever conditions appear."""
 
-# The operators of dialogs/conditions.py; the schema's conditionOperator lists the same.
+# The operators of knowledge/conditions.py; the schema's conditionOperator lists the same.
 OPERATORS = ("defined", "is", "contained", "contains", "greater", "less")
 
 

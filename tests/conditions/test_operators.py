@@ -1,9 +1,9 @@
-"""Each context-condition operator on a dialog's variables (dialogs/conditions.py): numbers compare as
+"""Each context-condition operator on a dialog's variables (knowledge/conditions.py): numbers compare as
 numbers, other values as text without regard to case; an absent variable satisfies only nothing."""
 
 import pytest
 
-from dialogs.conditions import holds
+from knowledge.conditions import holds
 
 
 def when(operator: str, value: str = "", variable: str = "v") -> list[dict]:
