@@ -1,12 +1,13 @@
-"""Routes of the accounts app's servlet groups: Authentication, Account, BO users, Competencies."""
+"""Routes of the accounts app's servlet groups: Authentication, Who am I, Account, BO users, Competencies."""
 
 from bots.servlet.routes import servlet_path
 
-from . import views
+from . import views, whoami
 
 urlpatterns = [
     servlet_path("authentication", views.AuthenticationView.as_view(), "authentication"),
     servlet_path("authentication/revoke", views.RevokeTokenView.as_view(), "authentication-revoke"),
+    servlet_path("whoami", whoami.WhoAmIView.as_view(), "whoami"),
     servlet_path("account", views.AccountView.as_view(), "account"),
     servlet_path("account/bots", views.AccountBotsView.as_view(), "account-bots"),
     servlet_path("bousers", views.BackOfficeUsersView.as_view(), "bo-users"),

@@ -6,7 +6,6 @@ from . import views
 
 urlpatterns = [
     servlet_path("serverstatus", views.ServerStatusView.as_view(), "serverstatus"),
-    servlet_path("whoami", views.WhoAmIView.as_view(), "whoami"),
     servlet_path("account/dydubox/bots/language", views.BotLanguagesView.as_view(), "bot-languages"),
     servlet_path("account/dydubox/bots/language/<bot_uuid>", views.BotLanguagesView.as_view()),
 ]

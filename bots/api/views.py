@@ -14,8 +14,6 @@ from bots.servlet.schema import ALWAYS, OBJECT, PROTECTED_ERRORS, plain_schema, 
 from bots.servlet.views import ServletView, get_bot
 from bots.status import report
 
-from . import whoami
-
 
 @extend_schema(
     tags=["Server status"],
@@ -52,20 +50,6 @@ class ServerStatusView(ServletView):
             text = json.dumps(body, indent=2, ensure_ascii=False)
             return HttpResponse(text + "\n", content_type="application/json")
         return plain_json(body)
-
-    def post(self, request):
-        return self.get(request)
-
-
-@extend_schema(
-    tags=["Who am I"],
-    summary="What the servlet received: headers (a list of {name, value}), remote address, authenticated user",
-    request=None,
-    responses=responses({200: plain_schema(OBJECT)}, 400, *ALWAYS),
-)
-class WhoAmIView(ServletView):
-    def get(self, request):
-        return plain_json(whoami.describe(request))
 
     def post(self, request):
         return self.get(request)

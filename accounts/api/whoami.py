@@ -1,13 +1,19 @@
-"""Who am I: what the servlet received, in the shape the chatbox reads (client-contract.md §2.2 (25)).
+"""The Who am I servlet group (GET whoami), beside authentication: what the servlet received, in the shape
+the chatbox reads (client-contract.md §2.2 (25)).
 
 The chatbox looks for the first object of `headers` that has a `host` property, so each header is
 {"name": n, "value": v, n: v}: a name/value pair that also carries its own name as a key. Secrets are
 never echoed: Authorization shows its scheme and the start of the credential, cookies their names only.
 """
 
+from drf_spectacular.utils import extend_schema
+
 from accounts.lockout import client_address
 from accounts.permissions import authenticate_request, request_token, role_of
+from bots.servlet.envelope import plain_json
 from bots.servlet.errors import ServletError
+from bots.servlet.schema import ALWAYS, OBJECT, plain_schema, responses
+from bots.servlet.views import ServletView
 
 SECRET_HEADERS = {"proxy-authorization", "oidcaccesstoken", "x-csrftoken", "x-api-key"}
 SHOWN_CHARACTERS = 4
@@ -67,3 +73,17 @@ def _redacted(name: str, value: str) -> str:
     if name in SECRET_HEADERS:
         return f"… ({len(value)} characters, hidden)"
     return value
+
+
+@extend_schema(
+    tags=["Who am I"],
+    summary="What the servlet received: headers (a list of {name, value}), remote address, authenticated user",
+    request=None,
+    responses=responses({200: plain_schema(OBJECT)}, 400, *ALWAYS),
+)
+class WhoAmIView(ServletView):
+    def get(self, request):
+        return plain_json(describe(request))
+
+    def post(self, request):
+        return self.get(request)
