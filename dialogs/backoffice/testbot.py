@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.lockout import client_address
+from bots.servlet.errors import error_response
 from dialogs.engine import TypeResponse, talk
 from dialogs.requests import TalkRequest, clean_user_input
 from dialogs.transcript.sanitize import clean
@@ -65,20 +66,16 @@ def box_view(model_admin):
     def view(request, object_id):
         bot = get_object_or_404(model_admin.get_queryset(request), pk=object_id)
         if not model_admin.has_view_permission(request, bot):
-            return JsonResponse({"error": "FORBIDDEN", "message": _("You may not test this bot.")}, status=403)
+            return error_response(403, "FORBIDDEN", _("You may not test this bot."))
         text, too_long = clean_user_input(request.POST.get("userInput", ""))
         language = request.POST.get("language", "")[:8]
         if language and language not in bot.language_codes():
-            return JsonResponse(
-                {"error": "UNKNOWN_LANGUAGE", "message": _("“%(l)s” is not a language of this bot.") % {"l": language}},
-                status=400,
+            return error_response(
+                400, "UNKNOWN_LANGUAGE", _("“%(l)s” is not a language of this bot.") % {"l": language}
             )
         space = request.POST.get("space", "")[:100]
         if space and bot.find_space(space) is None:
-            return JsonResponse(
-                {"error": "UNKNOWN_SPACE", "message": _("“%(s)s” is not a space of this bot.") % {"s": space}},
-                status=400,
-            )
+            return error_response(400, "UNKNOWN_SPACE", _("“%(s)s” is not a space of this bot.") % {"s": space})
         response = talk(
             bot,
             TalkRequest(

@@ -7,6 +7,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from bots.servlet.errors import error_response
 from dialogs.transcript.sanitize import clean
 
 # A longer text is not an answer anyone typed: refused rather than sanitised.
@@ -31,13 +32,10 @@ def preview_view(model_admin):
     @require_POST
     def view(request):
         if not (model_admin.has_change_permission(request) or model_admin.has_add_permission(request)):
-            return JsonResponse({"error": "FORBIDDEN", "message": _("You may not edit knowledge.")}, status=403)
+            return error_response(403, "FORBIDDEN", _("You may not edit knowledge."))
         text = request.POST.get("text", "")
         if len(text) > MAX_CHARS:
-            return JsonResponse(
-                {"error": "TOO_LONG", "message": _("An answer is at most %(n)d characters.") % {"n": MAX_CHARS}},
-                status=400,
-            )
+            return error_response(400, "TOO_LONG", _("An answer is at most %(n)d characters.") % {"n": MAX_CHARS})
         return JsonResponse({"html": clean(text)})
 
     return view

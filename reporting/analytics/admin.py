@@ -3,13 +3,14 @@ URLs; config/urls.py imports this module. Whoever may view a bot reads its analy
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from bots.admin_scoping import bots_of
+from bots.servlet.errors import error_response
 from bots.time_zones import use_bot_time_zone
 
 from . import charts, export
@@ -92,12 +93,10 @@ def analytics_csv(request, table: str):
     try:
         form = _form(request, _bots(request))
     except NotYourBot:
-        return JsonResponse({"error": "UNKNOWN_BOT", "message": _("No such bot among yours.")}, status=404)
+        return error_response(404, "UNKNOWN_BOT", _("No such bot among yours."))
     if not form.is_valid():
         errors = {name: [str(error) for error in messages] for name, messages in form.errors.items()}
-        return JsonResponse(
-            {"error": "INVALID_PERIOD", "message": _("The period is not valid."), "fields": errors}, status=400
-        )
+        return error_response(400, "INVALID_PERIOD", _("The period is not valid."), fields=errors)
     bot, window = form.cleaned_data["bot"], form.window()
     response = HttpResponse(export.render(build_report(bot, window), table), content_type="text/csv; charset=utf-8")
     days = window.days

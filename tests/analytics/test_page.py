@@ -142,7 +142,7 @@ def test_another_accounts_bot_is_refused(client, reader, bot):
     assert "This bot is not one of yours" in refused.content.decode()
     for table in ("days", "rates", "knowledge"):
         response = client.get(csv_url(table), {"bot": other.pk, **RANGE})
-        assert response.status_code == 404 and response.json()["error"] == "UNKNOWN_BOT"
+        assert response.status_code == 404 and response.json()["code"] == "UNKNOWN_BOT"
     assert client.get(PAGE, {"bot": "1 OR 1=1"}).status_code == 404
     # The bot list offers the reader's own bots only.
     page = client.get(PAGE).content.decode()
@@ -166,7 +166,7 @@ def test_bad_periods_are_clear_errors(client, reader, bot):
     assert "report" not in page.context
     response = client.get(csv_url("days"), {"bot": bot.pk, "period": "Forever"})
     assert response.status_code == 400
-    assert response.json()["error"] == "INVALID_PERIOD" and "period" in response.json()["fields"]
+    assert response.json()["code"] == "INVALID_PERIOD" and "period" in response.json()["fields"]
     assert client.get(csv_url("everything"), {"bot": bot.pk}).status_code == 404
 
 

@@ -119,12 +119,12 @@ def test_the_answer_preview_is_sanitised_and_for_editors_only(client, demo_bot):
     assert "<b>there</b>" in rendered
     assert "script" not in rendered and "onclick" not in rendered and "javascript" not in rendered
     assert client.get(url).status_code == 405
-    assert client.post(url, {"text": "x" * 100_001}).json()["error"] == "TOO_LONG"
+    assert client.post(url, {"text": "x" * 100_001}).json()["code"] == "TOO_LONG"
 
     client.logout()
     login(client, demo_bot, "reader")
     response = client.post(url, {"text": html})
-    assert response.status_code == 403 and response.json()["error"] == "FORBIDDEN"
+    assert response.status_code == 403 and response.json()["code"] == "FORBIDDEN"
 
 
 def test_the_item_page_shows_the_saved_answer_rendered(client, demo_bot):
@@ -291,9 +291,9 @@ def test_the_test_box_refuses_what_the_bot_does_not_have_and_other_accounts(clie
     login(client, demo_bot, "reader")  # readers may test the bot they read
     url = f"/admin/bots/bot/{demo_bot.pk}/test/"
     response = client.post(url, {"userInput": "Bonjour", "language": "francais"})
-    assert response.status_code == 400 and response.json()["error"] == "UNKNOWN_LANGUAGE"
+    assert response.status_code == 400 and response.json()["code"] == "UNKNOWN_LANGUAGE"
     response = client.post(url, {"userInput": "Bonjour", "space": "Nowhere"})
-    assert response.status_code == 400 and response.json()["error"] == "UNKNOWN_SPACE"
+    assert response.status_code == 400 and response.json()["code"] == "UNKNOWN_SPACE"
     assert client.get(url).status_code == 405
     foreign = Bot.objects.create(name="Foreign", account=Account.objects.create(name="Foreign account"))
     assert client.post(f"/admin/bots/bot/{foreign.pk}/test/", {"userInput": "Bonjour"}).status_code == 404

@@ -30,7 +30,7 @@
     if (response.ok) {
       target.innerHTML = data.html || "";
     } else {
-      target.textContent = data.message || "Preview unavailable";
+      target.textContent = data.error || "Preview unavailable";
     }
     target.dataset.refreshed = String(Number(target.dataset.refreshed || 0) + 1);
   }

@@ -125,7 +125,7 @@
       });
       const data = await response.json();
       if (!response.ok) {
-        answer.textContent = data.message || strings.error;
+        answer.textContent = data.error || strings.error; // the servlet's error shape: {error: text, code}
         return;
       }
       contextId = data.contextId;
