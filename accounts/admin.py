@@ -28,20 +28,6 @@ from .permissions import account_of, can, role_of
 User = get_user_model()
 
 
-class ReadOnlyAdmin:
-    """A list the platform alone writes (logs, change histories): those with the model's view permission
-    read it; nobody adds, edits or deletes a row by hand."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 class AccountScopedAdmin(ScopedChoices, ModelAdmin):
     """Objects that belong to an account through `account_path`; a member sees their account's only.
     Rights: Django's model permissions (ModelAdmin's own checks), given by the user's role group."""

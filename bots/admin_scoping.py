@@ -9,6 +9,20 @@ from . import time_zones
 from .models import Bot
 
 
+class ReadOnlyAdmin:
+    """A list the platform alone writes (logs, change histories): those with the model's view permission
+    read it; nobody adds, edits or deletes a row by hand."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 def bots_of(user):
     if user.is_superuser:
         return Bot.objects.all()

@@ -7,10 +7,9 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from unfold.admin import ModelAdmin
 
-from accounts.admin import ReadOnlyAdmin
 from accounts.models import Account
 from accounts.permissions import account_of
-from bots.admin_scoping import ScopedChoices
+from bots.admin_scoping import ReadOnlyAdmin, ScopedChoices
 from bots.models import Bot
 from bots.servlet.errors import ServletError
 

@@ -6,8 +6,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
-from accounts.admin import ReadOnlyAdmin
-from bots.admin_scoping import BotScopedAdmin
+from bots.admin_scoping import BotScopedAdmin, ReadOnlyAdmin
 
 from .recording import store_held_errors
 
