@@ -1,0 +1,1 @@
+"""Live chat's management commands."""
