@@ -11,7 +11,7 @@ from accounts.lockout import client_address
 from bots.servlet.errors import error_response
 from dialogs.engine import TypeResponse, talk
 from dialogs.requests import TalkRequest, clean_user_input
-from dialogs.transcript.sanitize import clean
+from knowledge.answer_html import clean
 from knowledge.models import KnowledgeItem
 from knowledge.snapshot import snapshot_for
 

@@ -9,14 +9,14 @@ from datetime import datetime
 
 from django.urls import reverse
 
+from knowledge.answer_html import clean
 from knowledge.models import GlobalSentence, KnowledgeItem
+from knowledge.plain_text import answer_text
 from knowledge.sentences import DEFAULTS
 
 from .. import clicks
 from ..models import Dialog, Interaction
 from ..notes import DialogNote
-from ..plain_text import answer_text
-from ..transcript.sanitize import clean
 from . import words
 
 REASON_KINDS = {

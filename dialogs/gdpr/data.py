@@ -7,8 +7,9 @@ from collections import Counter
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
+from knowledge.plain_text import answer_text
+
 from ..models import Dialog, GdprRequest, Interaction
-from ..plain_text import answer_text
 from ..surveys.models import SurveyAnswer
 
 # Rows fetched from the database at a time: a visitor with many dialogs is read in constant memory.

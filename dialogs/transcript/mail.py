@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from dialogs.models import Dialog, Interaction
-from dialogs.plain_text import answer_text
+from knowledge.plain_text import answer_text
 
 from .page import DEFAULT_BOT_LABEL, DEFAULT_USER_LABEL, Line, lines, visitor_language
 

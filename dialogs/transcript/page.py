@@ -12,8 +12,7 @@ from django.utils.translation import pgettext, pgettext_lazy
 
 from dialogs.contexts import parse_context_id, still_active
 from dialogs.models import Dialog, Interaction
-
-from .sanitize import clean
+from knowledge.answer_html import clean
 
 LABEL_MAX_CHARS = 40
 DEFAULT_USER_LABEL = pgettext_lazy("transcript", "Me")

@@ -3,7 +3,7 @@ stripped and entities decoded, cut to one line, so the list shows neither raw ta
 
 from django.utils.text import Truncator
 
-from dialogs.plain_text import answer_text
+from knowledge.plain_text import answer_text
 
 CELL_CHARS = 120
 

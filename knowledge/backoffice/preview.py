@@ -1,5 +1,5 @@
 """The answer editor's rendered preview: answer HTML sanitised with the platform's allowlist (the
-transcript's, dialogs/transcript/sanitize.py), on the page and refreshed while typing."""
+transcript's, knowledge/answer_html.py), on the page and refreshed while typing."""
 
 from django.http import JsonResponse
 from django.utils.html import format_html
@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from bots.servlet.errors import error_response
-from dialogs.transcript.sanitize import clean
+from knowledge.answer_html import clean
 
 # A longer text is not an answer anyone typed: refused rather than sanitised.
 MAX_CHARS = 100_000
