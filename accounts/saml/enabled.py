@@ -7,11 +7,8 @@ import time
 import uuid
 
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
 
-from preferences.models import BotPreference
-from preferences.registry import TRUE
+from . import preference_source
 
 SAML_ENABLED = "chatbox.auth.saml.menu.enabled"
 IDP_METADATA = "chatbox.auth.saml.idp.metadata"
@@ -32,8 +29,7 @@ def saml_enabled(bot_uuid) -> bool:
     now = time.monotonic()
     if found is not None and found[1] > now:
         return found[0]
-    value = BotPreference.objects.filter(bot__uuid=key, name=SAML_ENABLED).values_list("value", flat=True).first() or ""
-    enabled = value.strip().lower() in TRUE
+    enabled = preference_source.flag(SAML_ENABLED, bot__uuid=key)
     with _lock:
         _known[key] = (enabled, now + PREFERENCE_SECONDS)
     return enabled
@@ -48,14 +44,13 @@ def forget(bot_uuid=None) -> None:
             _known.pop(str(bot_uuid), None)
 
 
-@receiver(post_save, sender=BotPreference)
-@receiver(post_delete, sender=BotPreference)
-def _preference_changed(sender, instance, **kwargs):
-    if instance.name != SAML_ENABLED:
+def preference_changed(name: str, bot_id: int) -> None:
+    """A bot preference was saved or deleted (preferences/saml_source.py tells): the switch is read again."""
+    if name != SAML_ENABLED:
         return
     from bots.models import Bot
 
-    bot_uuid = Bot.objects.filter(pk=instance.bot_id).values_list("uuid", flat=True).first()
+    bot_uuid = Bot.objects.filter(pk=bot_id).values_list("uuid", flat=True).first()
     if bot_uuid is None:
         return
     forget(bot_uuid)

@@ -19,9 +19,8 @@ from saml2.time_util import str_to_time
 from bots.servlet.errors import BadRequest, Forbidden, InvalidField, MissingField, ServletError
 from bots.servlet.views import get_bot
 from bots.status.services import FallbackCache
-from preferences.models import BotPreference
 
-from . import sp
+from . import preference_source, sp
 from .enabled import ALLOWED_ORIGINS, saml_enabled
 from .tokens import LOGIN_SECONDS, SESSION_SECONDS, bounded, read_login
 
@@ -43,7 +42,7 @@ def origin_of(url: str) -> str:
 
 def allowed_origins(bot, base: str) -> set[str]:
     """This server, the CORS origins of the settings, and the bot's chatbox.auth.saml.origins."""
-    listed = BotPreference.objects.filter(bot=bot, name=ALLOWED_ORIGINS).values_list("value", flat=True).first()
+    listed = preference_source.value(ALLOWED_ORIGINS, bot=bot)
     origins = {origin_of(base), *(origin.rstrip("/").lower() for origin in settings.CORS_ALLOWED_ORIGINS)}
     origins.update(origin.rstrip("/").lower() for origin in (listed or "").replace(",", " ").split())
     return origins

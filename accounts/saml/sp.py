@@ -14,8 +14,8 @@ from saml2.config import SPConfig
 from saml2.metadata import create_metadata_string
 
 from bots.servlet.errors import ServletError
-from preferences.models import BotPreference
 
+from . import preference_source
 from .enabled import IDP_METADATA
 from .keys import key_pair, setting
 
@@ -41,7 +41,7 @@ def base_url(request) -> str:
 
 def idp_metadata(bot) -> str:
     """The identity provider's metadata XML for this bot ("" when none is configured)."""
-    value = BotPreference.objects.filter(bot=bot, name=IDP_METADATA).values_list("value", flat=True).first()
+    value = preference_source.value(IDP_METADATA, bot=bot)
     if value and value.strip():
         return value.strip()
     path = setting("SAML_IDP_METADATA_FILE")
