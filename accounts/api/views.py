@@ -18,6 +18,7 @@ from accounts.permissions import (
     login_with_password,
     request_token,
 )
+from bots.servlet.authorization import ServletAuthorization
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import Forbidden, MissingField, NotFound
 from bots.servlet.schema import (
@@ -29,8 +30,6 @@ from bots.servlet.schema import (
     responses,
 )
 from bots.servlet.views import ServletView
-
-from .schema import ServletAuthorization
 
 JSON = {200: plain_schema(OBJECT)}
 LIST = {200: plain_schema(ARRAY)}

@@ -6,8 +6,8 @@ import json
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
-from accounts.api.schema import ServletAuthorization
 from accounts.permissions import authenticate_if_present, authorize
+from bots.servlet.authorization import ServletAuthorization
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import MissingField
 from bots.servlet.schema import ALWAYS, OBJECT, PROTECTED_ERRORS, plain_schema, responses

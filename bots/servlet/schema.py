@@ -14,7 +14,7 @@ from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
 
-from accounts.api.schema import ServletAuthorization
+from .authorization import ServletAuthorization
 
 
 class ServletAutoSchema(AutoSchema):
