@@ -308,6 +308,11 @@ def main():
     parser.add_argument("--fault-run", type=float, default=24.0, help="seconds of load in the fault phase")
     parser.add_argument("--fault-at", type=float, default=6.0, help="second at which PostgreSQL stops")
     parser.add_argument("--fault-for", type=float, default=6.0, help="seconds PostgreSQL stays down")
+    parser.add_argument(
+        "--no-durability",
+        action="store_true",
+        help="PostgreSQL with fsync off (figures labelled NOT DURABLE); by default its default durability",
+    )
     parser.add_argument("--embeddings", choices=["on", "off"], default="on", help="MATCHING_EMBEDDINGS")
     args = parser.parse_args()
 
@@ -319,7 +324,8 @@ def main():
         "client on the same machine"
     )
     folder = Path(tempfile.mkdtemp(prefix="talk-load-"))
-    with PrivatePostgres() as postgres:
+    print("PostgreSQL durability: " + ("OFF (fsync off) - NOT DURABLE" if args.no_durability else "default (fsync on)"))
+    with PrivatePostgres(durable=not args.no_durability) as postgres:
         redis = PrivateRedis(folder).start()
         database_url = postgres.create_database("talkload")
         layout = bare = None

@@ -126,7 +126,10 @@ class PrivatePostgres:
     PostgreSQL refuses to run as root: under root the folder is given to the `postgres` user and the
     server runs as that user. The folder is outside pytest's own (which only root may enter)."""
 
-    def __init__(self):
+    def __init__(self, durable: bool = False):
+        # Tests keep fsync off for speed (their data is thrown away and a crash test uses `stop("immediate")`,
+        # which fsync does not change); benchmarks pass durable=True to measure PostgreSQL's default durability.
+        self.durable = durable
         self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="private-postgres-"))
         self.data = self.folder / "data"
@@ -165,8 +168,10 @@ class PrivatePostgres:
             self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories={self.folder}"
-            " -c fsync=off -c full_page_writes=off -c max_connections=100"
+            " -c max_connections=100"
         )
+        if not self.durable:
+            options += " -c fsync=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log_path), "-o", options, "-w", "-t", "60", "start")
         self.running = True
         return self
