@@ -1,4 +1,4 @@
-"""How well the learning page's grouping (knowledge/learning/grouping.py) puts together inputs that ask
+"""How well the learning page's grouping (dialogs/learning/grouping.py) puts together inputs that ask
 the same thing: labelled visitor questions are clustered at several thresholds, per representation
 (sentence vectors with spelling, spelling alone), and scored by pairwise precision, recall and F1 against their labels.
 Out-of-scope questions (no label) each count as a question of their own.
@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import REPO
-from knowledge.learning import grouping
+from dialogs.learning import grouping
 from knowledge.matching import embeddings
 
 SETS = [("fr", REPO / "bench/data/fr_shop_questions.csv"), ("nl", REPO / "bench/data/nl_gemeente_questions.csv")]

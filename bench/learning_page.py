@@ -1,4 +1,4 @@
-"""Time to build the learning page (knowledge/learning/page.py) of the demo bot with 2,000 misunderstood
+"""Time to build the learning page (dialogs/learning/page.py) of the demo bot with 2,000 misunderstood
 inputs, with the lexical matcher and with sentence vectors, on a scratch SQLite database.
 
     .venv/bin/python bench/learning_page.py
@@ -59,8 +59,8 @@ def seed(bot) -> None:
 
 
 def measure(bot, embeddings: bool) -> None:
+    from dialogs.learning import grouping, page
     from knowledge import snapshot
-    from knowledge.learning import grouping, page
 
     settings.MATCHING_EMBEDDINGS = embeddings
     snapshot._cache.clear()

@@ -101,7 +101,7 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
 
     @admin.display(description=_("Learning"))
     def learning(self, bot):
-        """The bot's misunderstood questions page (knowledge/learning/)."""
+        """The bot's misunderstood questions page (dialogs/learning/)."""
         if not bot.pk:
             return "-"
         return format_html(

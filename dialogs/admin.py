@@ -35,5 +35,8 @@ class ClientErrorAdmin(ReadOnlyLogAdmin):
         return error.message[:80]
 
 
-# Surveys have their own back-office module (dialogs/surveys/admin.py).
+# Pages with their own back-office module: surveys (dialogs/surveys/admin.py) and a bot's learning page
+# (dialogs/learning/admin.py: misunderstood questions, ignored groups, knowledge's models), beside the talk
+# pipeline it replays.
+from .learning import admin as learning_admin  # noqa: E402, F401
 from .surveys import admin as surveys_admin  # noqa: E402, F401

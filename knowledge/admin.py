@@ -513,8 +513,7 @@ class GlobalSentenceAdmin(BotScopedAdmin):
 
 admin.site.register(GalleryImage, gallery.GalleryImageAdmin)
 
-# Pages that live with their code and register themselves: the knowledge base's import / export page of a
-# bot (knowledge/backoffice/exchange.py, its URLs) and the learning page (misunderstood questions, ignored
-# groups).
+# A page that lives with its code and registers itself: the knowledge base's import / export page of a bot
+# (knowledge/backoffice/exchange.py, its URLs). The learning page (misunderstood questions, ignored groups)
+# registers from dialogs/learning/admin.py: it drives the talk pipeline.
 from .backoffice import exchange as exchange_admin  # noqa: E402, F401
-from .learning import admin as learning_admin  # noqa: E402, F401

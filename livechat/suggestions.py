@@ -143,7 +143,7 @@ def question_answered(dialog_id: int) -> int | None:
 
 
 def noted(dialog: Dialog, suggestion, text: str) -> dict:
-    """What an operator's message keeps for learning (knowledge/learning/operators.py): the visitor's message
+    """What an operator's message keeps for learning (dialogs/learning/operators.py): the visitor's message
     it answers ("question") and the suggestion it came from ("suggestion"), when there are."""
     found = {}
     question = question_answered(dialog.pk)

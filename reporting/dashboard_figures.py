@@ -10,8 +10,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from bots.time_zones import zone_named
+from dialogs.learning.inputs import MISUNDERSTOOD, REWORDED
 from dialogs.models import Dialog, Interaction
-from knowledge.learning.inputs import MISUNDERSTOOD, REWORDED
 from knowledge.models import KnowledgeItem
 from knowledge.vectors.models import VectorJob
 from livechat.models import Callback, LivechatRequest, Operator

@@ -1,2 +1,2 @@
-"""Learning from what visitors asked and the bot did not understand: misunderstood and reworded inputs
-grouped by similarity, with the closest items, turned into formulations or new items, or ignored."""
+"""The learning page's models (misunderstood inputs, ignored groups): they belong to knowledge (their tables and
+migrations); the page itself and the code reading dialogs live in dialogs/learning/."""

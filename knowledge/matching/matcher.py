@@ -318,7 +318,7 @@ class Matcher:
         c = self.calibration
         z = c.share * share + c.similarity * similarity + c.bias
         if c.centroid:
-            # Evidence made elsewhere (knowledge/learning) may come without the centroid cosines: read them here.
+            # Evidence made elsewhere (dialogs/learning/) may come without the centroid cosines: read them here.
             centroid = evidence[4] if len(evidence) > 4 else self._centroid(text)
             z = z + c.centroid * centroid
         scores = sigmoid(z)

@@ -1,1 +1,1 @@
-"""Learning from misunderstood questions (knowledge/learning/)."""
+"""Learning from misunderstood questions (dialogs/learning/)."""

@@ -1,11 +1,11 @@
-"""The grouping itself (knowledge/learning/grouping.py): leader clustering on known vectors, the spelling
+"""The grouping itself (dialogs/learning/grouping.py): leader clustering on known vectors, the spelling
 representation that survives typos and missing accents, and, where the sentence encoder is installed, the
 demo bot's page grouped with the matcher's vectors and its closest items ranked from them."""
 
 import numpy as np
 import pytest
 
-from knowledge.learning import grouping, page
+from dialogs.learning import grouping, page
 from knowledge.matching import embeddings_available
 
 from .conftest import seed_inputs

@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from dialogs.learning import page
 from dialogs.models import Interaction
-from knowledge.learning import page
 from knowledge.models import KnowledgeItem
 from livechat import operating
 from tests.livechat.conftest import Visitor, make_operator

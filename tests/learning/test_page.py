@@ -9,9 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from dialogs.learning import page
 from dialogs.models import Interaction
 from knowledge.demo.seed import BOT_UUID
-from knowledge.learning import page
 from knowledge.learning.models import IgnoredGroup
 from knowledge.matching import normalise
 from knowledge.models import Formulation, KnowledgeItem
