@@ -467,6 +467,11 @@ class Bench:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (PROD_WORKERS)")
+    parser.add_argument(
+        "--no-durability",
+        action="store_true",
+        help="PostgreSQL with fsync off (figures labelled NOT DURABLE); by default its default durability",
+    )
     parser.add_argument("--connections", type=int, default=50, help="wrk's connections in the maximum runs")
     parser.add_argument("--seconds", type=int, default=15, help="maximum-throughput seconds of each side")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds those seconds are cut into")
@@ -485,6 +490,7 @@ def main():
     if parts & {"postgres", "default"} and not PrivatePostgres.available():
         sys.exit("talk_speed: initdb/pg_ctl are needed for the private PostgreSQL (apt-get install postgresql)")
     load = os.getloadavg()
+    print("PostgreSQL durability: " + ("OFF (fsync off) - NOT DURABLE" if args.no_durability else "default (fsync on)"))
     print(
         f"talk_speed: {args.workers} workers, "
         f"{'plain HTTP to gunicorn (no nginx)' if args.direct else 'through nginx with TLS'}; "
@@ -501,7 +507,7 @@ def main():
         if "sqlite" in parts:
             bench.lexical("SQLite", f"sqlite:///{bench.folder / 'lexical.sqlite3'}", None)
         if parts & {"postgres", "default"}:
-            postgres = PrivatePostgres().__enter__()
+            postgres = PrivatePostgres(durable=not args.no_durability).__enter__()
             redis = PrivateRedis(bench.folder).start()
         if "postgres" in parts:
             bench.lexical("PostgreSQL", postgres.create_database("lexical"), redis.url)
