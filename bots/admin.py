@@ -1,5 +1,5 @@
-"""Back office: bots with their languages, consultation spaces and daily cap of conversations sent by e-mail,
-and their server errors (read-only)."""
+"""Back office: bots with their languages and consultation spaces (dialogs adds the daily cap of conversations sent
+by e-mail), and their server errors (read-only)."""
 
 from collections.abc import Callable
 from typing import ClassVar
@@ -15,8 +15,6 @@ from unfold.widgets import UnfoldAdminSelect2Widget
 from .admin_scoping import BotScopedAdmin
 from .language_labels import language_label
 from .logs.backoffice import ServerErrorAdmin
-from .mail_cap import FIELD as MAIL_CAP_FIELD
-from .mail_cap import MailCapAdmin
 from .models import Bot, BotLanguage, ServerError, Space
 from .time_zones import time_zone_choices
 
@@ -34,7 +32,7 @@ class SpaceInline(TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(MailCapAdmin, BotScopedAdmin):
+class BotAdmin(BotScopedAdmin):
     bot_path = "pk"
     list_display = ["name", "uuid", "account", "default_language", "items", "try_it"]
     list_filter = ["account", "default_language"]
@@ -43,7 +41,8 @@ class BotAdmin(MailCapAdmin, BotScopedAdmin):
     fieldsets = [
         (None, {"fields": ["name", "uuid", "account", "api_access", "learning", "knowledge_base"]}),
         (_("Dialog"), {"fields": ["default_language", "language_detection", "too_many_misunderstood", "time_zone"]}),
-        (_("Export by e-mail"), {"fields": [MAIL_CAP_FIELD]}),
+        # dialogs/transcript/mail_cap.py adds "Export by e-mail" (the daily cap of conversations sent by e-mail)
+        # before the internals, and registers the bot's admin with it (dialogs/admin.py).
         (_("Internals"), {"classes": ["collapse"], "fields": ["knowledge_version", "created_at"]}),
     ]
     inlines = [BotLanguageInline, SpaceInline]

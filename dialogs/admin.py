@@ -5,14 +5,21 @@ from django.utils.translation import gettext_lazy as _
 
 from bots.admin import BotAdmin
 from bots.logs.backoffice import ByDate, ReadOnlyLogAdmin
+from bots.models import Bot
 
 from .backoffice.admin import DialogAdmin
 from .backoffice.testbot import box_view
 from .gdpr.admin import GdprRequestAdmin
 from .models import ClientError, Dialog, GdprRequest
+from .transcript.mail_cap import BotWithMailCapAdmin
 
 # The "test the bot" box on the bot's page talks through this app's pipeline: dialogs adds its URL to the bot's admin.
 BotAdmin.bot_pages.append(("<int:object_id>/test/", box_view, "bots_bot_test"))
+
+# The bot's page with the daily cap of conversations sent by e-mail (dialogs/transcript/mail_cap.py), a bot
+# preference this app's transcript mail reads: the bot's admin registered again with it.
+admin.site.unregister(Bot)
+admin.site.register(Bot, BotWithMailCapAdmin)
 
 # The dialogs page and its transcripts have their own module (dialogs/backoffice/).
 admin.site.register(Dialog, DialogAdmin)

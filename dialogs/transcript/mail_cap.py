@@ -1,15 +1,18 @@
 """The bot page's "conversations sent by e-mail per day": the bot preference dialogs.mail.daily (the daily cap
 of dialogs/transcript/mail_limits.py), shown with its value or default, saved through the preferences'
-checks and history like any other change made in the back office."""
+checks and history like any other change made in the back office. Dialogs registers the bot's admin with it
+(dialogs/admin.py), so bots, the ground floor, imports neither dialogs nor preferences."""
 
 from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from dialogs.transcript.mail_limits import DAILY_PREFERENCE, daily_cap
+from bots.admin import BotAdmin
 from preferences import services
 from preferences.admin import VIA
 from preferences.registry import MAILS_PER_DAY_MAX, known_key
+
+from .mail_limits import DAILY_PREFERENCE, daily_cap
 
 FIELD = "mails_per_day"
 LABEL = _("Conversations sent by e-mail per day")
@@ -46,3 +49,9 @@ class MailCapAdmin:
     @admin.display(description=LABEL)
     def mails_per_day(self, bot):
         return daily_cap(bot)
+
+
+class BotWithMailCapAdmin(MailCapAdmin, BotAdmin):
+    """The bot's admin with its "Export by e-mail" part, before the internals."""
+
+    fieldsets = [*BotAdmin.fieldsets[:-1], (_("Export by e-mail"), {"fields": [FIELD]}), BotAdmin.fieldsets[-1]]
