@@ -14,10 +14,10 @@ from .models import Bot
 
 
 def statement_cursor(connection):
-    """The cursor a compiled statement runs on: on PostgreSQL a prepared one (config/postgres/prepared.py),
+    """The cursor a compiled statement runs on: on PostgreSQL a prepared one (bots/prepared.py),
     elsewhere Django's own."""
     if connection.vendor == "postgresql":
-        from config.postgres import prepared
+        from . import prepared  # PostgreSQL's driver only where it runs
 
         if prepared.enabled():
             return prepared.prepared_cursor(connection)

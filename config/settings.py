@@ -147,7 +147,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not D
     # The same backend, answering at once while the database is known to be down (config/postgres).
     DATABASES["default"]["ENGINE"] = "config.postgres"
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
-# The talk's statements run prepared on PostgreSQL (config/postgres/prepared.py); off behind a pooler
+# The talk's statements run prepared on PostgreSQL (bots/prepared.py); off behind a pooler
 # in transaction mode.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -156,7 +156,7 @@ def test_on_postgresql_the_talks_statements_are_prepared_on_their_connection(cha
     from django.db import connection
 
     if connection.vendor != "postgresql":
-        pytest.skip("prepared statements are PostgreSQL's (config/postgres/prepared.py)")
+        pytest.skip("prepared statements are PostgreSQL's (bots/prepared.py)")
     chatbox.talk("Bonjour")
     chatbox.talk("Comment faire un virement ?")
     chatbox.talk("Comment faire un virement ?")

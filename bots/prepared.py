@@ -1,4 +1,4 @@
-"""Prepared statements for the talk's compiled statements on PostgreSQL (bots/statements.py).
+"""Prepared statements for the talk's compiled statements on PostgreSQL (bots/statements.py, dialogs/statements.py).
 
 Django binds parameters on the client: every statement reaches PostgreSQL as new text, to be parsed and
 planned again at every talk. A compiled statement never changes, so its cursor here binds parameters on
