@@ -12,12 +12,10 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from bots.status import checks, volumes
 
-        from . import model_words, roles, status
+        from . import roles, status
         from .models import Membership
 
         # The server status: the back office (its URL, its sessions) and the people connected to it.
-        # Our models' names, help texts and choices in the back office's language (accounts/model_words.py).
-        model_words.apply()
         checks.register("website", status.website, needs=["database"])
         volumes.register("connectedPeople", status.connected_people)
         # Roles are groups of Django permissions (accounts/roles.py); a membership keeps its user in one.

@@ -88,7 +88,7 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens", verbose_name=_("user")
     )
-    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False, verbose_name=_("key hash"))
     key_start = models.CharField(
         _("token starts with"),
         max_length=16,

@@ -6,6 +6,7 @@ import uuid
 from django.db import models
 from django.db.models import F
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 from .time_zones import default_time_zone, validate_time_zone
 
@@ -44,32 +45,45 @@ def language_code(value: str | None) -> str:
 
 
 class Bot(models.Model):
-    uuid = models.UUIDField("bot UUID", default=uuid.uuid4, unique=True, editable=False)
-    name = models.CharField(max_length=200)
+    uuid = models.UUIDField(_("bot UUID"), default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200, verbose_name=_("name"))
     account = models.ForeignKey(
-        "accounts.Account", null=True, blank=True, on_delete=models.SET_NULL, related_name="bots"
+        "accounts.Account",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="bots",
+        verbose_name=_("account"),
     )
-    default_language = models.CharField(max_length=8, default="fr")
+    default_language = models.CharField(max_length=8, default="fr", verbose_name=_("default language"))
     language_detection = models.BooleanField(
-        default=True, help_text="Answer in the language the user writes in, when it is one of the bot's."
+        default=True,
+        help_text=_("Answer in the language the user writes in, when it is one of the bot's."),
+        verbose_name=_("language detection"),
     )
     too_many_misunderstood = models.PositiveSmallIntegerField(
         default=3,
-        help_text="Misunderstood inputs in a row before the 'too many misunderstood' sentence (0 = never).",
+        help_text=_("Misunderstood inputs in a row before the 'too many misunderstood' sentence (0 = never)."),
+        verbose_name=_("too many misunderstood"),
     )
     # The back office shows the bot's dialogs, logs and statistics at this zone's times (bots/time_zones.py).
     time_zone = models.CharField(
         max_length=64,
         default=default_time_zone,
         validators=[validate_time_zone],
-        help_text="Times of this bot's dialogs and statistics are shown in this zone, e.g. Europe/Paris.",
+        help_text=_("Times of this bot's dialogs and statistics are shown in this zone, e.g. Europe/Paris."),
+        verbose_name=_("time zone"),
     )
     # Bumped by every knowledge write so every worker process rebuilds its matching index.
-    knowledge_version = models.PositiveBigIntegerField(default=new_knowledge_version, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    knowledge_version = models.PositiveBigIntegerField(
+        default=new_knowledge_version, editable=False, verbose_name=_("knowledge version")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         ordering = ["name"]
+        verbose_name = _("bot")
+        verbose_name_plural = _("bots")
 
     def __str__(self):
         return self.name
@@ -99,13 +113,15 @@ def bump_knowledge_version(bot_id):
 
 
 class BotLanguage(models.Model):
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="languages")
-    code = models.CharField(max_length=8, help_text="ISO code: fr, en, nl…")
-    available = models.BooleanField(default=True)
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="languages", verbose_name=_("bot"))
+    code = models.CharField(max_length=8, help_text=_("ISO code: fr, en, nl…"), verbose_name=_("code"))
+    available = models.BooleanField(default=True, verbose_name=_("available"))
 
     class Meta:
         ordering = ["id"]
         constraints = [models.UniqueConstraint(fields=["bot", "code"], name="unique_bot_language")]
+        verbose_name = _("bot language")
+        verbose_name_plural = _("bot languages")
 
     def __str__(self):
         return self.code
@@ -114,9 +130,9 @@ class BotLanguage(models.Model):
 class Space(models.Model):
     """A consultation space: the same knowledge with different answers (e.g. logged-in customers)."""
 
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="spaces")
-    name = models.CharField(max_length=100)
-    is_default = models.BooleanField(default=False)
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="spaces", verbose_name=_("bot"))
+    name = models.CharField(max_length=100, verbose_name=_("name"))
+    is_default = models.BooleanField(default=False, verbose_name=_("is default"))
 
     class Meta:
         ordering = ["-is_default", "name"]
@@ -126,6 +142,8 @@ class Space(models.Model):
                 fields=["bot"], condition=models.Q(is_default=True), name="one_default_space_per_bot"
             ),
         ]
+        verbose_name = _("space")
+        verbose_name_plural = _("spaces")
 
     def __str__(self):
         return self.name

@@ -13,14 +13,24 @@ class ServerError(models.Model):
     message is the server's own error text, cut short; the visitor's input is never stored.
     """
 
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="server_errors")
-    minute = models.DateTimeField(help_text="The minute the errors happened in (its start).")
-    last_at = models.DateTimeField("last error at")
-    operation = models.CharField(max_length=120, help_text='The method and route, e.g. "POST chat/talk/{bot_uuid}".')
-    status = models.PositiveSmallIntegerField("HTTP status")
-    code = models.CharField(max_length=50, blank=True, help_text="The error's stable code (INVALID_FIELD…).")
-    message = models.CharField(max_length=200, blank=True, help_text="The first error text of that minute.")
-    count = models.PositiveIntegerField(default=1)
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="server_errors", verbose_name=_("bot"))
+    minute = models.DateTimeField(
+        help_text=_("The minute the errors happened in (its start)."), verbose_name=_("minute")
+    )
+    last_at = models.DateTimeField(_("last error at"))
+    operation = models.CharField(
+        max_length=120,
+        help_text=_('The method and route, e.g. "POST chat/talk/{bot_uuid}".'),
+        verbose_name=_("operation"),
+    )
+    status = models.PositiveSmallIntegerField(_("HTTP status"))
+    code = models.CharField(
+        max_length=50, blank=True, help_text=_("The error's stable code (INVALID_FIELD…)."), verbose_name=_("code")
+    )
+    message = models.CharField(
+        max_length=200, blank=True, help_text=_("The first error text of that minute."), verbose_name=_("message")
+    )
+    count = models.PositiveIntegerField(default=1, verbose_name=_("count"))
 
     class Meta:
         ordering = ["-last_at", "-id"]

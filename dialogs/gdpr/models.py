@@ -16,17 +16,24 @@ class GdprAction(models.Model):
         IGNORED = "ignored", _("Ignored")
         FAILED = "failed", _("Sending failed")
 
-    request = models.ForeignKey("dialogs.GdprRequest", on_delete=models.CASCADE, related_name="actions")
+    request = models.ForeignKey(
+        "dialogs.GdprRequest", on_delete=models.CASCADE, related_name="actions", verbose_name=_("request")
+    )
     kind = models.CharField(_("action"), max_length=10, choices=Kind.choices)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("user"),
     )
     # The user's login as it was: the log still says who acted once the user is gone.
     user_name = models.CharField(_("by"), max_length=150, blank=True)
     at = models.DateTimeField(_("at"), default=timezone.now)
     note = models.TextField(_("note"), blank=True, help_text=_("The reason, the address written to, or the error."))
     # What was sent or deleted, per kind of data (dialogs, interactions, uploads…).
-    counts = models.JSONField(default=dict, blank=True)
+    counts = models.JSONField(default=dict, blank=True, verbose_name=_("counts"))
 
     class Meta:
         ordering = ["at", "id"]

@@ -23,14 +23,19 @@ class IgnoredGroup(models.Model):
     """Inputs set aside from learning, with why: their texts (normalised) never come back on the page, nor
     does a group they lead."""
 
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="ignored_inputs")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="ignored_inputs", verbose_name=_("bot"))
     language = models.CharField(_("language"), max_length=8)
     label = models.CharField(_("question"), max_length=600, help_text=_("The group's most asked input."))
     texts = models.JSONField(_("inputs"), default=list, help_text=_("The group's inputs, normalised."))
     count = models.PositiveIntegerField(_("times asked"), default=0)
     reason = models.CharField(_("reason"), max_length=500)
     ignored_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("ignored by"),
     )
     ignored_at = models.DateTimeField(_("ignored at"), default=timezone.now)
 

@@ -17,7 +17,6 @@ from django.db.models import CharField, TextField
 from django.test import RequestFactory
 from django.utils.functional import Promise
 
-from accounts.model_words import MODEL, WORDS
 from accounts.models import Role
 from bots.models import Bot
 from dialogs.surveys.models import Survey
@@ -143,14 +142,25 @@ def administrator(client, demo_bot, chatbox):
     return user
 
 
-def test_every_model_named_in_model_words_exists_with_its_fields():
-    """accounts/model_words.py names models by label: one moved to another app must be renamed there too."""
-    for label, fields in WORDS.items():
-        model = apps.get_model(label)
-        for name in fields:
-            if name != MODEL:
-                field = model._meta.get_field(name)
-                assert isinstance(field.verbose_name, Promise), (label, name)
+def test_every_model_and_field_of_ours_is_named_in_the_catalogue():
+    """Each model gives its own words (gettext_lazy): names, plural names and every editable field's name, so
+    the back office shows them in the user's language, never Django's made-up English from the code's name."""
+    unnamed = []
+    for model in apps.get_models():
+        if model._meta.app_label not in OUR_APPS:
+            continue
+        for words in (model._meta.verbose_name, model._meta.verbose_name_plural):
+            if not isinstance(words, Promise):
+                unnamed.append((model._meta.label, words))
+        for field in model._meta.get_fields():
+            if (
+                field.concrete
+                and field.editable
+                and not field.auto_created
+                and not isinstance(field.verbose_name, Promise)
+            ):
+                unnamed.append((model._meta.label, field.name))
+    assert not unnamed, unnamed
 
 
 @pytest.mark.parametrize("path", [CATALOGUE, THEME_CATALOGUE], ids=["ours", "theme"])
