@@ -38,6 +38,7 @@ class GdprAction(models.Model):
     class Meta:
         ordering = ["at", "id"]
         verbose_name = _("GDPR action")
+        verbose_name_plural = _("GDPR actions")
 
     def __str__(self):
         return f"{self.get_kind_display()} ({self.at:%Y-%m-%d %H:%M})"
