@@ -152,6 +152,9 @@ def test_every_model_and_field_of_ours_is_named_in_the_catalogue():
         for words in (model._meta.verbose_name, model._meta.verbose_name_plural):
             if not isinstance(words, Promise):
                 unnamed.append((model._meta.label, words))
+        # Without its own plural Django builds one lazily in English ("GDPR actions"), never translated.
+        if not model._meta.proxy and "verbose_name_plural" not in model._meta.original_attrs:
+            unnamed.append((model._meta.label, "verbose_name_plural"))
         for field in model._meta.get_fields():
             if (
                 field.concrete
