@@ -1,10 +1,12 @@
-"""Routes of the accounts app's servlet groups: Authentication, Who am I, Account, BO users, Competencies."""
+"""Routes of the accounts app's servlet groups: Server status, Authentication, Who am I, Account, BO users,
+Competencies."""
 
 from bots.servlet.routes import servlet_path
 
-from . import views, whoami
+from . import server_status, views, whoami
 
 urlpatterns = [
+    servlet_path("serverstatus", server_status.ServerStatusView.as_view(), "serverstatus"),
     servlet_path("authentication", views.AuthenticationView.as_view(), "authentication"),
     servlet_path("authentication/revoke", views.RevokeTokenView.as_view(), "authentication-revoke"),
     servlet_path("whoami", whoami.WhoAmIView.as_view(), "whoami"),
