@@ -1,11 +1,11 @@
 """The chat calls' SAML hook: on a bot with chatbox.auth.saml.menu.enabled, a chat call whose
 saml2_info names nobody is answered SAML_redirection (and does nothing else); one that names a
-visitor goes on, and its answer's `values.auth` hands the token back. Off (the default): nothing."""
+visitor goes on, and its answer's envelope carries `values.auth`, the token handed back. Off (the
+default): nothing."""
 
-import json
 import uuid
 
-from bots.servlet.envelope import b64, envelope
+from bots.servlet.envelope import envelope
 from bots.servlet.errors import Forbidden, ServletError
 
 from .enabled import saml_enabled
@@ -42,23 +42,10 @@ class SamlGuard:
             raise SamlRedirection(redirection(request, bot_uuid))
         request.saml2_visitor, request.saml2_token = visitor, token
 
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        token = getattr(request, "saml2_token", None)
-        if (
-            token
-            and response.status_code == 200
-            and not response.streaming
-            and response.get("Content-Type", "").startswith("application/json")
-        ):
-            try:
-                body = json.loads(response.content)
-            except ValueError:
-                return response
-            if isinstance(body, dict) and isinstance(body.get("values"), dict):
-                body["values"]["auth"] = b64(token)
-                response.content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        return response
+    def envelope(self, response_type: str, values: dict):
+        """A chat answer's envelope; for a visitor logged in with SAML, values.auth hands the token back."""
+        token = getattr(self.request, "saml2_token", None)
+        return envelope(response_type, {**values, "auth": token} if token else values)
 
 
 def check_frame(bot, params) -> None:

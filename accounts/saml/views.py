@@ -7,7 +7,7 @@ from django.http import HttpResponse, HttpResponseRedirect
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 
-from bots.servlet.envelope import b64, envelope, plain_json
+from bots.servlet.envelope import envelope, envelope_body, plain_json
 from bots.servlet.schema import ALWAYS, B64, BOOLEAN, CHAT_ERRORS, INTEGER, envelope_schema, plain_schema, responses
 from bots.servlet.views import ServletView, get_bot
 
@@ -96,7 +96,7 @@ class Saml2StatusView(Saml2View):
 
             values = redirection(request, bot_uuid)
             # CV5 treats the visitor as not connected only when the body is a JSON string of this shape.
-            body = json.dumps({"values": {name: b64(value) for name, value in values.items()}})
+            body = json.dumps(envelope_body(values))
             return plain_json(body)
         return envelope(
             "saml2StatusResponse",

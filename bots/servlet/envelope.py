@@ -34,8 +34,15 @@ def encode_values(value):
     return value
 
 
+def envelope_body(values, response_type: str | None = None) -> dict:
+    """The envelope as data; without a type for the two answers the chatbox reads bare (pushrules'
+    rules, SAML's not-connected string)."""
+    body = {"values": encode_values(values)}
+    return body if response_type is None else {"type": response_type, **body}
+
+
 def envelope(response_type: str, values, status: int = 200) -> JsonResponse:
-    return JsonResponse({"type": response_type, "values": encode_values(values)}, status=status)
+    return JsonResponse(envelope_body(values, response_type), status=status)
 
 
 def plain_json(data, status: int = 200) -> JsonResponse:

@@ -12,7 +12,7 @@ from django.core.validators import validate_email
 
 from accounts.lockout import client_address
 from accounts.saml.guard import SamlGuard
-from bots.servlet.envelope import b64, envelope, json_string, plain_json, script
+from bots.servlet.envelope import envelope_body, json_string, plain_json, script
 from bots.servlet.errors import InvalidField, MissingField, NotFound, ServletError
 from bots.servlet.params import CONTEXT_ID
 from bots.servlet.schema import (
@@ -94,7 +94,7 @@ class TalkView(ChatView):
         dialog = contexts.dialog_with_bot(bot_uuid, wanted.context_id)
         bot = dialog.bot if dialog is not None else get_bot(bot_uuid)
         answer = talk(bot, wanted, found=dialog)
-        return envelope("talkResponse", answer.values(bot))
+        return self.envelope("talkResponse", answer.values(bot))
 
 
 @chat_call("Store a user visit", form=WELCOME_FORM, ok={(200, "application/javascript"): SCRIPT})
@@ -135,7 +135,7 @@ class PushRulesView(ChatView):
         if not rules:
             return plain_json({})
         # The chatbox JSON.parses the decoded `values`, so the rules travel as one base64 JSON string.
-        return plain_json({"values": b64(json_string(rules))})
+        return plain_json(envelope_body(json_string(rules)))
 
 
 @chat_call(
@@ -148,7 +148,7 @@ class AvailableContextView(ChatView):
         bot = get_bot(bot_uuid)
         context_id = context_id or self.params(request).text(*CONTEXT_ID)
         available = contexts.active_dialog(bot, context_id) is not None
-        return envelope("availableContextResponse", {"isContextStillAvailable": available})
+        return self.envelope("availableContextResponse", {"isContextStillAvailable": available})
 
 
 @chat_call(
@@ -181,7 +181,7 @@ class HistoryView(ChatView):
             "botUUID": str(bot.uuid),
             "serverTime": epoch_ms(),
         }
-        return envelope("historyResponse", values)
+        return self.envelope("historyResponse", values)
 
 
 @chat_call(
@@ -202,7 +202,7 @@ class TopKnowledgeView(ChatView):
     def post(self, request, bot_uuid):
         bot = get_bot(bot_uuid)
         values = top_knowledge_values(snapshot_for(bot), self.params(request))
-        return envelope("topKnowledgeResponse", values)
+        return self.envelope("topKnowledgeResponse", values)
 
 
 @chat_call(
@@ -249,7 +249,7 @@ class FeedbackView(ChatView):
         params = self.params(request)
         value = params.text("feedBack", "feedback", required=True)
         interaction = feedback.vote(self.context_dialog(request, bot), value)
-        return envelope("feedbackResponse", {"interactionId": interaction.pk})
+        return self.envelope("feedbackResponse", {"interactionId": interaction.pk})
 
 
 @chat_call("Comment on the last rated answer", form=COMMENT_FORM, ok=FEEDBACK_ANSWER)
@@ -258,7 +258,7 @@ class FeedbackCommentView(ChatView):
         bot = get_bot(bot_uuid)
         text = self.params(request).text("comment", required=True)
         interaction = feedback.comment(self.context_dialog(request, bot), text)
-        return envelope("feedbackResponse", {"interactionId": interaction.pk})
+        return self.envelope("feedbackResponse", {"interactionId": interaction.pk})
 
 
 @chat_call("Reason for dissatisfaction (choiceKey 0, 1 or 2)", form=REASON_FORM, ok=FEEDBACK_ANSWER)
@@ -270,7 +270,7 @@ class InsatisfactionView(ChatView):
             raise MissingField("choiceKey")
         choice = params.integer("choiceKey", minimum=0)
         interaction = feedback.reason(self.context_dialog(request, bot), choice)
-        return envelope("feedbackResponse", {"interactionId": interaction.pk})
+        return self.envelope("feedbackResponse", {"interactionId": interaction.pk})
 
 
 @chat_call(
@@ -292,7 +292,7 @@ class ContextView(ChatView):
         # servlet-api.md answers script text; the chatbox's own code expects JSON: Accept decides.
         if "javascript" in request.headers.get("Accept", ""):
             return script(f"console.log({json.dumps(str(dialog.uuid))});")
-        return envelope("contextResponse", {"contextId": str(dialog.uuid)})
+        return self.envelope("contextResponse", {"contextId": str(dialog.uuid)})
 
 
 @chat_call(
@@ -334,7 +334,7 @@ class PreviousDialogsView(ChatView):
             }
             for dialog in dialogs
         ]
-        return envelope("getPreviousDialogsResponse", {"previousDialogs": previous})
+        return self.envelope("getPreviousDialogsResponse", {"previousDialogs": previous})
 
 
 @chat_call("Report a client error", form=CLIENT_ERROR_FORM, ok={200: plain_schema(EMPTY_OBJECT)})
@@ -373,7 +373,7 @@ class VariableView(ChatView):
         dialog = self.context_dialog(request, bot)
         # One UPDATE merges the change into the stored variables: concurrent writes all land.
         statements.update(dialog, (), {name: value or None})
-        return envelope("variableResponse", {"name": name, "value": value})
+        return self.envelope("variableResponse", {"name": name, "value": value})
 
 
 @chat_call("Save a GDPR request (Get or Delete)", form=GDPR_FORM, ok={200: plain_schema(EMPTY_OBJECT)})

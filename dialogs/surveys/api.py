@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 
 from accounts.api.views import ProtectedView
-from bots.servlet.envelope import envelope, plain_json
+from bots.servlet.envelope import plain_json
 from bots.servlet.errors import MissingField, NotFound
 from bots.servlet.params import CONTEXT_ID, ServletParams, parse_json
 from bots.servlet.schema import (
@@ -146,7 +146,7 @@ class SurveyConfigurationView(ChatView):
         survey = definitions.find_survey(bot, params.text("surveyId", "uuid"))
         dialog = contexts.known_dialog(bot, params.text(*CONTEXT_ID))
         values = definitions.configuration_values(survey, str(dialog.uuid) if dialog else "")
-        return envelope("surveyConfigurationResponse", values)
+        return self.envelope("surveyConfigurationResponse", values)
 
 
 @chat_call(
@@ -178,7 +178,7 @@ class SurveyAnswerView(ChatView):
             transport="rest",
             interaction_survey=params.boolean("interactionSurveyAnswer"),
         )
-        return envelope(
+        return self.envelope(
             "surveyResponse", {"surveyId": str(survey.uuid), "contextId": str(dialog.uuid), "answerId": stored.pk}
         )
 

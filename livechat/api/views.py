@@ -12,7 +12,7 @@ from accounts.api.views import ProtectedView
 from accounts.lockout import client_address
 from accounts.models import Membership
 from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
-from bots.servlet.envelope import b64_decode, envelope, plain_json
+from bots.servlet.envelope import b64_decode, plain_json
 from bots.servlet.errors import Forbidden, InvalidField, MissingField, NotFound
 from bots.servlet.params import parse_json
 from bots.servlet.schema import (
@@ -117,7 +117,7 @@ class PollView(ChatView):
         event = polling.next_event(dialog, last_poll)
         if event is None:
             return plain_json({})
-        return envelope(event.frame_type, event.values)
+        return self.envelope(event.frame_type, event.values)
 
 
 @chat_call("The visitor is typing (live chat): the operator sees it", form=TYPING, ok=RECEIVED)
@@ -168,7 +168,7 @@ class ChatStatusView(ChatView):
                     queuePosition=place,
                     estimatedWaitingDuration=queue.wait_estimator(live.account_id)(place),
                 )
-        return envelope("waitingQueueStatusResponse", values)
+        return self.envelope("waitingQueueStatusResponse", values)
 
 
 @chat_call(
