@@ -10,12 +10,17 @@ class KnowledgeConfig(AppConfig):
 
     def ready(self):
         from bots.status import checks
+        from preferences import registry
 
         from . import (
             locks,  # noqa: F401  (items are locked before they are deleted)
+            preference_checks,
             signals,  # noqa: F401  (knowledge writes bump the bot's knowledge version)
             status,
         )
+
+        # A "matching-group" preference (bot.no.group.uuid) names one of the bot's matching groups: checked here.
+        registry.register_check("matching-group", preference_checks.matching_group_of_bot)
 
         # The server status: the matcher is part of the dialog engine's check.
         checks.register("dialog", status.matcher)

@@ -5,7 +5,6 @@ an unknown key is stored as the string given. Other apps read typed values throu
 """
 
 import re
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +17,15 @@ MAILS_PER_DAY_MAX = 10_000
 FALSE = {"false", "0", "no", "off"}
 
 
+# Checks of a kind of value that reads a higher app, registered by it at start-up (knowledge/apps.py: a matching
+# group of the bot), so that preferences imports none of it.
+KIND_CHECKS: dict[str, Callable[[str, object], str]] = {}
+
+
+def register_check(kind: str, check: Callable[[str, object], str]) -> None:
+    KIND_CHECKS[kind] = check
+
+
 @dataclass(frozen=True)
 class PreferenceKey:
     name: str
@@ -28,7 +36,8 @@ class PreferenceKey:
     check: Callable[[str, object], str] | None = None
 
     def clean(self, value: str, owner) -> str:
-        return self.check(value, owner) if self.check else value
+        check = self.check or KIND_CHECKS.get(self.kind)
+        return check(value, owner) if check else value
 
     def describe(self) -> dict:
         return {
@@ -70,18 +79,6 @@ def mails_per_day(value: str, owner=None) -> str:
     if not re.fullmatch(r"[0-9]{1,5}", cleaned) or int(cleaned) > MAILS_PER_DAY_MAX:
         raise InvalidField("value", f"'{value[:40]}' is not a number of e-mails from 0 to {MAILS_PER_DAY_MAX}")
     return str(int(cleaned))
-
-
-def matching_group_of_bot(value: str, bot) -> str:
-    from knowledge.models import MatchingGroup
-
-    try:
-        group_uuid = uuid.UUID(value.strip())
-    except ValueError:
-        raise InvalidField("value", f"'{value[:40]}' is not a UUID") from None
-    if not MatchingGroup.objects.filter(bot=bot, uuid=group_uuid).exists():
-        raise InvalidField("value", f"no matching group of this bot has the UUID {group_uuid}")
-    return str(group_uuid)
 
 
 def saml_idp_metadata(value: str, owner=None) -> str:
@@ -145,7 +142,7 @@ KNOWN_KEYS: dict[str, PreferenceKey] = {
             "matching-group",
             "UUID of the bot's matching group that means 'No' (named Non in the social category): lets the bot "
             "understand that the user does not want to leave a Slot knowledge item.",
-            check=matching_group_of_bot,
+            # checked by knowledge/preference_checks.py (KIND_CHECKS)
         ),
         PreferenceKey(
             "dialogs.mail.daily",
