@@ -1,6 +1,8 @@
 """The "test the bot" box on the bot's page: a talk in qualification mode through the chat's own
 pipeline (dialogs/engine.py; such dialogs never count in analytics), and why the bot answered so."""
 
+from dataclasses import replace
+
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -8,9 +10,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.lockout import client_address
-from bots.servlet.errors import error_response
+from bots.servlet.errors import ServletError, error_response
+from bots.servlet.params import ServletParams
 from dialogs.engine import TypeResponse, talk
-from dialogs.requests import TalkRequest, clean_user_input
+from dialogs.requests import talk_request_from_params
 from knowledge.answer_html import clean
 from knowledge.models import KnowledgeItem
 from knowledge.snapshot import snapshot_for
@@ -19,6 +22,7 @@ DIRECT = {TypeResponse.UNDERSTOOD, TypeResponse.REWORD_CLICKED, TypeResponse.CLI
 REWORD = {TypeResponse.ONE_REWORD, TypeResponse.SEVERAL_REWORDS}
 MISUNDERSTOOD = {TypeResponse.MISUNDERSTOOD, TypeResponse.TOO_MANY_MISUNDERSTOOD}
 RUNNERS_UP = 4
+BROWSER = "back office: test the bot"
 
 
 def outcome_of(type_response: str) -> str:
@@ -67,29 +71,24 @@ def box_view(model_admin):
         bot = get_object_or_404(model_admin.get_queryset(request), pk=object_id)
         if not model_admin.has_view_permission(request, bot):
             return error_response(403, "FORBIDDEN", _("You may not test this bot."))
-        text, too_long = clean_user_input(request.POST.get("userInput", ""))
-        language = request.POST.get("language", "")[:8]
+        try:
+            # The box's form read by the chat's own rules (the REST talk's fields and checks), then made a
+            # test: qualification mode, language detection only when no language is chosen.
+            wanted = talk_request_from_params(
+                ServletParams(request.POST.dict()), client_address=client_address(request)
+            )
+        except ServletError as error:
+            return error.response()
+        language, space = wanted.language, wanted.space
         if language and language not in bot.language_codes():
             return error_response(
                 400, "UNKNOWN_LANGUAGE", _("“%(l)s” is not a language of this bot.") % {"l": language}
             )
-        space = request.POST.get("space", "")[:100]
         if space and bot.find_space(space) is None:
             return error_response(400, "UNKNOWN_SPACE", _("“%(s)s” is not a space of this bot.") % {"s": space})
-        response = talk(
-            bot,
-            TalkRequest(
-                user_input=text,
-                too_long=too_long,
-                context_id=request.POST.get("contextId", "")[:100],
-                language=language,
-                space=space,
-                qualification_mode=True,
-                language_detection=not language,
-                browser="back office: test the bot",
-                client_address=client_address(request),
-            ),
-        )
+        wanted = replace(wanted, qualification_mode=True, language_detection=not language, browser=BROWSER)
+        response = talk(bot, wanted)
+        text = wanted.user_input
         labels = {}
         if response.knowledge_id:
             labels = dict(KnowledgeItem.objects.filter(pk=response.knowledge_id).values_list("pk", "label"))

@@ -294,6 +294,10 @@ def test_the_test_box_refuses_what_the_bot_does_not_have_and_other_accounts(clie
     assert response.status_code == 400 and response.json()["code"] == "UNKNOWN_LANGUAGE"
     response = client.post(url, {"userInput": "Bonjour", "space": "Nowhere"})
     assert response.status_code == 400 and response.json()["code"] == "UNKNOWN_SPACE"
+    # The box's fields are read by the chat's own rules (ServletParams): a NUL is refused, naming the field.
+    response = client.post(url, {"userInput": "Bon\x00jour"})
+    assert response.status_code == 400 and response.json()["code"] == "INVALID_FIELD"
+    assert "userInput" in response.json()["error"]
     assert client.get(url).status_code == 405
     foreign = Bot.objects.create(name="Foreign", account=Account.objects.create(name="Foreign account"))
     assert client.post(f"/admin/bots/bot/{foreign.pk}/test/", {"userInput": "Bonjour"}).status_code == 404
