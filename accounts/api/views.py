@@ -10,17 +10,16 @@ from rest_framework import serializers
 
 from accounts import services
 from accounts.lockout import client_address
-from accounts.models import Account, ApiToken
+from accounts.models import ApiToken
 from accounts.permissions import (
-    account_of,
     authenticate_request,
     check_allowed,
     login_with_password,
     request_token,
 )
-from bots.servlet.authorization import ServletAuthorization
+from accounts.servlet import ProtectedView, acting_account
 from bots.servlet.envelope import plain_json
-from bots.servlet.errors import Forbidden, MissingField, NotFound
+from bots.servlet.errors import MissingField, NotFound
 from bots.servlet.schema import (
     ARRAY,
     OBJECT,
@@ -29,7 +28,6 @@ from bots.servlet.schema import (
     plain_schema,
     responses,
 )
-from bots.servlet.views import ServletView
 
 JSON = {200: plain_schema(OBJECT)}
 LIST = {200: plain_schema(ARRAY)}
@@ -50,29 +48,6 @@ NEW_USER = inline_serializer(
     },
 )
 COMPETENCY = inline_serializer("Competency", {"name": serializers.CharField(max_length=100)})
-
-
-class ProtectedView(ServletView):
-    """A servlet view that needs the Authorization header (declared for the API console)."""
-
-    authentication_classes = [ServletAuthorization]
-
-
-def acting_account(request, user, action: str) -> Account:
-    """The account an account-level call acts on: the user's own. A superuser outside every account
-    names one with the `account` parameter."""
-    account = account_of(user)
-    if account is None:
-        name = ServletView().params(request).text("account")
-        if not user.is_superuser:
-            raise Forbidden("Your user belongs to no account.", action=action)
-        if not name:
-            raise MissingField("account")
-        account = Account.objects.filter(name=name).first()
-        if account is None:
-            raise NotFound(f"No account is named '{name[:100]}'.", code="UNKNOWN_ACCOUNT")
-    check_allowed(user, action, account=account)
-    return account
 
 
 @extend_schema(

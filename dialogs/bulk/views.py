@@ -9,11 +9,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from accounts.models import Role
 from accounts.permissions import role_of
+from accounts.servlet import permitted_bot
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import InvalidField
 from bots.servlet.schema import OBJECT, PROTECTED_RESOURCE_ERRORS, plain_schema, responses
 from bots.servlet.views import ServletView
-from knowledge.api.views import AsyncChunks, attachment, download_name, permitted_bot
+from knowledge.api.views import AsyncChunks, attachment, download_name
 
 from .export import COLUMNS, export_rows
 from .formats import FORMATS, format_named

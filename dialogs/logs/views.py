@@ -8,12 +8,12 @@ Reading a log needs a token (or Basic credentials) whose user may see the server
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
+from accounts.servlet import permitted_bot
 from bots.logs import READ_LOGS
 from bots.servlet.envelope import plain_json
 from bots.servlet.schema import PROTECTED_RESOURCE_ERRORS, plain_schema, responses
 from bots.servlet.views import ServletView
 from dialogs.bulk.period import HOW
-from knowledge.api.views import permitted_bot
 
 from .listing import KINDS, MAX_PAGE, MAX_PAGE_SIZE, PAGE_SIZE, LogQuery, log_page
 

@@ -9,7 +9,7 @@ import re
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 
-from accounts.api.views import ProtectedView
+from accounts.servlet import ProtectedView, permitted_bot
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import MissingField, NotFound
 from bots.servlet.params import CONTEXT_ID, ServletParams, parse_json
@@ -27,7 +27,6 @@ from bots.servlet.schema import (
 from bots.servlet.views import get_bot
 from dialogs import contexts
 from dialogs.api.views import ChatView
-from knowledge.api.views import permitted_bot
 
 from . import answers, definitions, results
 from .models import Survey

@@ -17,12 +17,13 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from accounts.permissions import authenticate_request, authorize
+from accounts.permissions import authorize
+from accounts.servlet import permitted_bot
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import TooManyRequests
 from bots.servlet.params import ServletParams
 from bots.servlet.schema import OBJECT, PROTECTED_RESOURCE_ERRORS, plain_schema, responses
-from bots.servlet.views import ServletView, get_bot
+from bots.servlet.views import ServletView
 
 from .. import exchange
 from ..exchange.exports import ExportSlot, SlotStream
@@ -54,13 +55,6 @@ REPORT = {200: plain_schema(OBJECT, "What was done: counts per kind, duration.")
 EXPORT_ANSWERS = responses({(200, "application/xml"): FILE_RESPONSE}, *PROTECTED_RESOURCE_ERRORS)
 # A file that is not valid is a 400 with its line and column; one that drops what is still used, 409.
 IMPORT_ANSWERS = responses(REPORT, *PROTECTED_RESOURCE_ERRORS, 409)
-
-
-def permitted_bot(request, bot_uuid, action: str):
-    """Who asks (401), which bot (404), whether they may (403), in that order."""
-    authenticate_request(request)
-    bot = get_bot(bot_uuid)
-    return bot, authorize(request, bot, action)
 
 
 def path_flag(value: str | None, name: str = "excludeGalleryContent") -> bool:

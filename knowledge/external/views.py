@@ -9,6 +9,7 @@ export in another format); import needs knowledge.edit (administrators and edito
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
+from accounts.servlet import permitted_bot
 from bots.models import language_code
 from bots.servlet.envelope import plain_json
 from bots.servlet.errors import InvalidField
@@ -18,7 +19,7 @@ from bots.servlet.schema import BOOLEAN, INTEGER, OBJECT, PROTECTED_RESOURCE_ERR
 from bots.servlet.views import ServletView
 
 from ..api.uploads import received_file
-from ..api.views import attachment, download_name, permitted_bot
+from ..api.views import attachment, download_name
 from . import mirror
 from .rasa_export import nlu_file
 from .rasa_import import import_nlu

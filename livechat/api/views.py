@@ -8,10 +8,10 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 
-from accounts.api.views import ProtectedView
 from accounts.lockout import client_address
 from accounts.models import Membership
 from accounts.permissions import account_of, authenticate_if_present, authenticate_request, check_allowed
+from accounts.servlet import ProtectedView
 from bots.servlet.envelope import b64_decode, plain_json
 from bots.servlet.errors import Forbidden, InvalidField, MissingField, NotFound
 from bots.servlet.params import parse_json

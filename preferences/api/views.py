@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from accounts.api.views import ProtectedView, acting_account
 from accounts.permissions import authenticate_request, check_allowed
+from accounts.servlet import ProtectedView, acting_account
 from bots.servlet.envelope import plain_json
 from bots.servlet.schema import (
     ALWAYS,
