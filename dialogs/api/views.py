@@ -60,7 +60,7 @@ from .schema import (
 
 class ChatView(SamlGuard, ServletView):
     """Chat calls answer GET and POST alike (servlet-api.md §1.5); on a bot with SAML on, only for a
-    visitor logged in with SAML (accounts/saml/guard.py)."""
+    visitor logged in with SAML (accounts/saml/guard.py), whose token self.envelope hands back."""
 
     def get(self, request, *args, **kwargs):
         return self.post(request, *args, **kwargs)
