@@ -10,8 +10,13 @@ class DialogsConfig(AppConfig):
 
     def ready(self):
         from bots.status import checks, volumes
+        from knowledge.backoffice import field_checks
 
         from . import status
+        from .slots import checks as slot_checks
+
+        # A Slot knowledge item's fields are checked in the back office by this app's slot checks.
+        field_checks.register(slot_checks.FIELDS)
 
         # The server status: the dialogs' store, the dialog log, analytics, and the live dialogs.
         checks.register("dialog", status.dialog_store, needs=["database"])

@@ -15,10 +15,9 @@ from unfold.views import ChangeList
 
 from bots.admin_scoping import BotScopedAdmin, bots_of
 from bots.models import Space
-from dialogs.models import Survey
-from dialogs.slots import checks as slot_checks
 
 from . import rich_answers
+from .backoffice import field_checks as slot_checks
 from .backoffice import gallery
 from .backoffice.conflicts import WINS, conflicts
 from .backoffice.fields import FittingTextarea, MemberListField, PrettyJSONField
@@ -60,7 +59,8 @@ class ItemPartInline:
                 Space.objects.filter(bot_id=bot_id) if bot_id else Space.objects.filter(bot__in=bots_of(request.user))
             )
         if db_field.name == "survey":  # the surveys of this bot (dialogs/surveys/), shown under the answer
-            kwargs["queryset"] = Survey.objects.filter(bot_id=bot_id) if bot_id else Survey.objects.none()
+            surveys = db_field.related_model.objects  # dialogs' Survey, read without importing dialogs
+            kwargs["queryset"] = surveys.filter(bot_id=bot_id) if bot_id else surveys.none()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     @admin.display(description=_("Preview"))
