@@ -11,9 +11,14 @@ class DialogsConfig(AppConfig):
     def ready(self):
         from bots.status import checks, volumes
         from knowledge.backoffice import field_checks
+        from knowledge.exchange import survey_part
 
         from . import status
         from .slots import checks as slot_checks
+        from .surveys import exchange as survey_exchange
+
+        # A bot's surveys in its knowledge-base file are written and read by this app.
+        survey_part.register(survey_exchange)
 
         # A Slot knowledge item's fields are checked in the back office by this app's slot checks.
         field_checks.register(slot_checks.FIELDS)

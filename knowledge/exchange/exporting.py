@@ -19,11 +19,10 @@ from ..models import Answer, Formulation, GalleryImage, GlobalSentence, Knowledg
 from ..xml import records
 from ..xml.reader import MAX_NESTING
 from ..xml.writer import KnowledgeBaseWriter
-from . import columns
+from . import columns, survey_part
 from .branches import add_branches
 from .preferences import bot_preferences
 from .rows import quote
-from .surveys import write_surveys
 
 CHUNK_BYTES = 256 * 1024
 ITEM_BATCH = 900  # items whose formulations and answers are fetched together (SQLite: ≤ 999 parameters)
@@ -86,7 +85,7 @@ def _knowledge_base(writer, bot, *, gallery: bool, preferences: bool, progress):
             yield
     writer.close_section()
 
-    write_surveys(writer, bot)
+    survey_part.part.write_surveys(writer, bot)
 
     writer.open_section("knowledgeItems")
     written = 0

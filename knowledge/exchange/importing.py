@@ -28,12 +28,11 @@ from ..vectors import background
 from ..xml import errors, records
 from ..xml.errors import InvalidKnowledgeBaseFile
 from ..xml.reader import KnowledgeBaseReader, SectionEnd, SectionStart, Summary, column_of
-from . import columns, vectors
+from . import columns, survey_part, vectors
 from .branches import BranchRows
 from .deleting import StillReferenced, delete_gallery, delete_knowledge
 from .preferences import set_preference
 from .rows import RowSink, datetime_value, json_value, plan_ids, refresh_statistics, uuid_value
-from .surveys import SurveyLoader
 
 ComplementTag = KnowledgeItem.complement_tags.through
 ComplementItem = KnowledgeItem.complement_items.through
@@ -188,7 +187,7 @@ class _Loader:
         self.items = RowSink(KnowledgeItem, [*columns.KNOWLEDGE_ITEM, "bot", "created_at", "updated_at"])
         self.formulations = RowSink(Formulation, [*columns.FORMULATION, "position", "vector"])
         self.answers = RowSink(Answer, columns.ANSWER)
-        self.surveys = SurveyLoader(bot)
+        self.surveys = survey_part.part.SurveyLoader(bot)
         self.complement_tags = RowSink(ComplementTag, ["knowledgeitem", "tag"])
         # A target may come later in the file: the foreign keys are checked at commit (deferred).
         self.complement_items = RowSink(ComplementItem, ["from_knowledgeitem", "to_knowledgeitem"])

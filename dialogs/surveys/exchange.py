@@ -4,15 +4,16 @@ some, so files of bots without surveys are unchanged), and on import updated in 
 A survey is matched by its uuid in this bot, else by its name and language (a file from another bot);
 its fields are synced position by position (dialogs.surveys.definitions.sync_fields), so answers already
 stored keep their fields. Surveys the file does not name stay, with their answers: surveys belong to the
-bot (product-behaviour.md §3: bot preferences), the knowledge only links to them."""
+bot (product-behaviour.md §3: bot preferences), the knowledge only links to them.
+Dialogs registers this part with the exchange (knowledge/exchange/survey_part.py) from dialogs/apps.py."""
 
 import uuid as uuid_module
 
-from dialogs.surveys.definitions import FieldSpec, ordered_fields, sync_fields
-from dialogs.surveys.models import Survey
+from knowledge.exchange.rows import uuid_value
+from knowledge.xml import surveys as xml_surveys
 
-from ..xml import surveys as xml_surveys
-from .rows import uuid_value
+from .definitions import FieldSpec, ordered_fields, sync_fields
+from .models import Survey
 
 
 def write_surveys(writer, bot) -> None:
