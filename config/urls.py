@@ -55,6 +55,7 @@ urlpatterns = [
     # The old servlet's other paths the chatbox calls: file upload, printable transcript, SAML's pages.
     path("", include("livechat.uploads.urls")),
     path("", include("dialogs.transcript.urls")),
+    path("", include("knowledge.gallery_images")),  # the gallery's images that answers show
     path("", include("accounts.saml.site_urls")),
     re_path(r"^servlet/api/", include(servlet_api)),
     re_path(r"^api/", include(servlet_api)),

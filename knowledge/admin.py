@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ORDER_VAR
 from django.db import models, transaction
-from django.db.models import Case, Count, IntegerField, OuterRef, Subquery, Value, When
+from django.db.models import Case, Count, F, IntegerField, OuterRef, Subquery, Value, When
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
@@ -19,10 +19,11 @@ from bots.models import Space
 from . import rich_answers
 from .backoffice import field_checks as slot_checks
 from .backoffice import gallery
+from .backoffice.answer_editor import AnswerEditor, gallery_choices, saved_answer
 from .backoffice.conflicts import WINS, conflicts
 from .backoffice.fields import FittingTextarea, MemberListField, PrettyJSONField
 from .backoffice.filters import LanguageFilter, SpaceFilter
-from .backoffice.languages import ItemPartsFormSet, check_language, language_field
+from .backoffice.languages import FormulationFormSet, ItemPartsFormSet, check_language, language_field, sole_bot_id
 from .backoffice.plain_column import plain_cell
 from .backoffice.preview import preview_html, preview_view
 from .backoffice.tags import tree_order
@@ -58,10 +59,18 @@ class ItemPartInline:
             kwargs["queryset"] = (
                 Space.objects.filter(bot_id=bot_id) if bot_id else Space.objects.filter(bot__in=bots_of(request.user))
             )
+            # A new answer goes to the bot's default space unless another is chosen.
+            default_space = Space.objects.filter(bot_id=bot_id, is_default=True)
+            kwargs["initial"] = default_space.values_list("pk", flat=True).first()
         if db_field.name == "survey":  # the surveys of this bot (dialogs/surveys/), shown under the answer
             surveys = db_field.related_model.objects  # dialogs' Survey, read without importing dialogs
             kwargs["queryset"] = surveys.filter(bot_id=bot_id) if bot_id else surveys.none()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def answer_text_field(self, db_field, request, **kwargs):
+        """The answer editor, with the item's bot's gallery to pick images from."""
+        kwargs["widget"] = AnswerEditor(gallery=gallery_choices(request, _bot_id(request)))
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description=_("Preview"))
     def preview(self, part):
@@ -71,26 +80,42 @@ class ItemPartInline:
 
 class FormulationInline(ItemPartInline, TabularInline):
     model = Formulation
+    formset = FormulationFormSet
     extra = 1
     fields = ["language", "text", "rewordable", "position"]
     verbose_name_plural = _("Formulations")
     hide_title = True  # a row's title would repeat its text
     show_count = True
+    # Rows are dragged into order; the position number stays out of sight (unfold's sortable inline).
+    ordering_field = "position"
+    hide_ordering_field = True
 
     def get_queryset(self, request):
-        # One language after the other, each in its own order.
-        return super().get_queryset(request).order_by("language", "position", "id")
+        # The bot's default language first, then the others, each in its own order.
+        first = Case(
+            When(language=F("item__bot__default_language"), then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        )
+        return super().get_queryset(request).order_by(first, "language", "position", "id")
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
         if db_field.name == "text":
             formfield.widget.attrs["style"] = "min-width: 34rem"
-        if db_field.name == "position":
-            formfield.widget.attrs["style"] = "width: 5.5rem; min-width: 0"
+        if db_field.name == "position":  # a new row goes last (FormulationFormSet)
+            formfield.required = False
         return formfield
 
 
-class AnswerForm(forms.ModelForm):
+class AnswerTextForm(forms.ModelForm):
+    """An answer's or a branch's text as the editor posts it, saved through the platform's sanitiser."""
+
+    def clean_text(self):
+        return saved_answer(self.cleaned_data.get("text") or "")
+
+
+class AnswerForm(AnswerTextForm):
     """An answer's rich parts are checked as the XML import checks them (knowledge/rich_answers.py)."""
 
     def clean(self):
@@ -137,11 +162,17 @@ class AnswerInline(ItemPartInline, StackedInline):
     class Media:
         js = ["knowledge/backoffice/answer_preview.js"]
 
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "text":
+            return self.answer_text_field(db_field, request, **kwargs)
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
 
 class AnswerBranchInline(ItemPartInline, StackedInline):
     """Context conditions: other answers per language and space, the first whose conditions hold wins."""
 
     model = AnswerBranch
+    form = AnswerTextForm
     extra = 0
     show_count = True
     readonly_fields = ["preview"]
@@ -153,6 +184,8 @@ class AnswerBranchInline(ItemPartInline, StackedInline):
     template_before = "knowledge/backoffice/branches_help.html"
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "text":
+            return self.answer_text_field(db_field, request, **kwargs)
         formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
         if db_field.name == "conditions" and formfield is not None:
             formfield.help_text = _conditions_help()
@@ -186,6 +219,10 @@ class KnowledgeItemAdmin(BotScopedAdmin):
     list_per_page = 50
     actions = ["publish", "disable", "back_to_draft", "feature", "unfeature"]
     inlines = [FormulationInline, AnswerInline, AnswerBranchInline]
+
+    class Media:
+        js = ["knowledge/backoffice/tab_counts.js"]  # the tabs' counters follow the rows being filled
+
     fieldsets = [
         (None, {"fields": [("bot", "label"), ("kind", "status"), ("tag", "featured")]}),
         (_("Decision tree"), {"classes": ["collapse"], "fields": [("parent", "direct_access"), "position"]}),
@@ -250,9 +287,16 @@ class KnowledgeItemAdmin(BotScopedAdmin):
         return formfield
 
     def get_form(self, request, obj=None, **kwargs):
-        # The inlines limit their choices (languages, spaces) to this item's bot.
-        request._knowledge_bot_id = obj.bot_id if obj else None
+        # The inlines limit their choices (languages, spaces) to this item's bot, or on an add page to the
+        # user's only bot.
+        request._knowledge_bot_id = obj.bot_id if obj else sole_bot_id(request.user)
         return super().get_form(request, obj, **kwargs)
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        if "bot" not in initial and sole_bot_id(request.user):  # nothing to choose: the bot is set
+            initial["bot"] = sole_bot_id(request.user)
+        return initial
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         bot_id = _bot_id(request)

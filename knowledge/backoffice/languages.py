@@ -2,6 +2,7 @@
 server-side check that a formulation, answer or sentence is in a language (and space) of its bot."""
 
 from django import forms
+from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from unfold.forms import PaginationInlineFormSet
@@ -28,9 +29,23 @@ def language_choices(request, bot_id: int | None) -> list[tuple[str, str]]:
     return [(code, language_label(code)) for code in codes]
 
 
+def sole_bot_id(user) -> int | None:
+    """The user's bot when there is only one: an add page then presets it."""
+    ids = list(bots_of(user).values_list("pk", flat=True)[:2])
+    return ids[0] if len(ids) == 1 else None
+
+
+def default_language(bot_id: int | None) -> str | None:
+    if not bot_id:
+        return None
+    return Bot.objects.filter(pk=bot_id).values_list("default_language", flat=True).first()
+
+
 def language_field(request, bot_id: int | None, **kwargs) -> forms.ChoiceField:
+    """The bot's languages, its default language chosen in a new row."""
     return forms.ChoiceField(
         label=kwargs.get("label", _("Language")),
+        initial=default_language(bot_id),
         choices=[("", "---------"), *language_choices(request, bot_id)],
         widget=UnfoldAdminSelectWidget,
         error_messages={"invalid_choice": _("“%(value)s” is not a language of this bot.")},
@@ -75,3 +90,28 @@ class ItemPartsFormSet(PaginationInlineFormSet):
             check_language(form, bot)
             if "space" in form.fields:
                 check_space(form, bot)
+
+
+class FormulationFormSet(ItemPartsFormSet):
+    """An item's formulations in the order shown: rows dragged into place carry their position, a new row
+    (no position) goes after the item's last formulation."""
+
+    def save_new(self, form, commit=True):
+        if form.cleaned_data.get("position") is None:
+            form.instance.position = self._next_position()
+        return super().save_new(form, commit)
+
+    def save_existing(self, form, obj, commit=True):
+        if form.cleaned_data.get("position") is None:  # a row saved without its hidden position
+            obj.position = form.initial.get("position") or 0
+        return super().save_existing(form, obj, commit)
+
+    def _next_position(self) -> int:
+        if not hasattr(self, "_last_position"):
+            positions = [f.cleaned_data.get("position") for f in self.forms if hasattr(f, "cleaned_data")]
+            stored = (
+                self.instance.formulations.aggregate(last=models.Max("position"))["last"] if self.instance.pk else None
+            )
+            self._last_position = max([p for p in [*positions, stored] if p is not None], default=-1)
+        self._last_position += 1
+        return self._last_position

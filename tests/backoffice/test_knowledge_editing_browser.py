@@ -79,6 +79,8 @@ def test_an_editor_edits_an_item_then_the_test_box_answers_with_it(editor_page, 
     expect(text).to_have_value(english.text)
     preview = page.locator("#answers-group .form-group").filter(has=text).get_by_test_id("answer-preview")
     expect(preview.locator("b")).to_have_text("Tuesday to Saturday, 9 am to 5:30 pm")
+    # Typed as HTML (the editor's source view; rich text is tests/backoffice/test_answer_editor_browser.py).
+    page.locator("[data-answer-editor]").filter(has=text).locator("[data-editor-mode=source]").click()
     text.fill(NEW_ANSWER)
     expect(preview.locator("b")).to_have_text("9 am to 5:30 pm")
     expect(preview).to_contain_text("bank holidays included")
@@ -90,7 +92,8 @@ def test_an_editor_edits_an_item_then_the_test_box_answers_with_it(editor_page, 
     expect(page.locator("body")).to_contain_text("was changed successfully")
     assert Formulation.objects.filter(item=item, language="en", text=NEW_QUESTION).exists()
     english.refresh_from_db()
-    assert english.text == NEW_ANSWER  # stored as typed; the chat and the previews sanitise
+    # Stored through the sanitiser: the markup kept, the script dropped.
+    assert english.text == NEW_ANSWER.replace("<script>alert(1)</script>", "")
 
     # The bot's page: the test box answers with the edited item and says why.
     page.goto(f"{live_server.url}/admin/bots/bot/{demo_bot_live.pk}/change/")
