@@ -14,6 +14,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from knowledge.models import Answer, GalleryImage, KnowledgeItem
+from tests.accounts.personas import PASSWORD, make_persona
 from tests.backoffice.test_knowledge_editing_browser import editor_page, item_url  # noqa: F401 (fixture)
 from tests.e2e.conftest import browser, demo_bot_live  # noqa: F401 (fixtures)
 
@@ -182,3 +183,25 @@ def test_a_new_item_presets_its_bot_and_language_and_counts_its_rows(editor_page
         ("Avez-vous un parking ?", demo_bot_live.default_language),
     ]
     assert item.answers.get().text == "<div>Un parking gratuit est devant chaque agence.</div>"
+
+
+def test_the_editor_speaks_french(browser, live_server, demo_bot_live):  # noqa: F811
+    make_persona(demo_bot_live.account, "editor", login="edith")
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="fr-FR")
+    page = context.new_page()
+    page.goto(live_server.url + "/admin/login/")
+    page.fill("#id_username", "edith")
+    page.fill("#id_password", PASSWORD)
+    page.click("[type=submit]")
+    item = KnowledgeItem.objects.get(bot=demo_bot_live, label="Opening hours")
+    page.goto(item_url(live_server, item))
+    page.locator("#tabs-items a[href='#answers']").click()
+    box = page.locator("[data-answer-editor]").first
+    expect(box.locator("[data-editor-mode=rich]")).to_have_text("Texte enrichi")
+    expect(box.locator("[data-editor-piece=question]")).to_contain_text("Lien vers une question")
+    expect(box.locator("[data-editor-piece=bubble]")).to_contain_text("Nouvelle bulle")
+    expect(box.locator("trix-toolbar [data-trix-attribute=bold]")).to_have_attribute("title", "Gras")
+    box.locator("[data-editor-gallery] summary").click()
+    expect(box.locator("[data-editor-gallery]")).to_contain_text("La galerie du bot n’a pas encore d’image")
+    shot(page, "06-editor-in-french")
+    context.close()
