@@ -300,6 +300,10 @@ CHAT_BODY_MAX_BYTES = env.int("CHAT_BODY_MAX_BYTES", default=64 * 1024)
 # 13-18 % fewer talks than 2 on SQLite and PostgreSQL, bench/TALK_LOAD.md), and one slow talk (a cold
 # index, the first talk after an edit) still leaves a lane to the others.
 CHAT_CONCURRENCY = env.int("CHAT_CONCURRENCY", default=2)
+# While a process's talks wait on the database (durable commits, a database on another host) with its core
+# idle and talks queued, it runs more at once, up to this many (bots/servlet/turns.py); back to
+# CHAT_CONCURRENCY once its core is busy or nobody waits. Equal to CHAT_CONCURRENCY: a fixed width.
+CHAT_CONCURRENCY_MAX = env.int("CHAT_CONCURRENCY_MAX", default=8)
 # A file a visitor sends from the chatbox (/servlet/fileupload, livechat/uploads): 413 above it, from the
 # Content-Length, before the body is read; the files are kept in CHAT_UPLOAD_DIR.
 CHAT_UPLOAD_MAX_BYTES = env.int("CHAT_UPLOAD_MAX_BYTES", default=10 * 1024 * 1024)

@@ -1,5 +1,6 @@
-"""ASGI middleware: a server process runs at most CHAT_CONCURRENCY chat calls at once; the others wait
-their turn, first come first served, in the event loop (no thread, no database connection held).
+"""ASGI middleware: a server process runs CHAT_CONCURRENCY chat calls at once, up to CHAT_CONCURRENCY_MAX
+while they wait on the database (bots/servlet/turns.py); the others wait their turn, first come first
+served, in the event loop (no thread, no database connection held).
 
 Django under ASGI runs each request's sync code on a thread (config/http.py), so a burst of 50 talks was
 50 threads taking turns on the GIL: every talk of the burst finished late, none early (a p99 of 137-143 ms
@@ -13,6 +14,7 @@ import asyncio
 from django.conf import settings
 
 from .limits import CHAT_PATH, without_root
+from .turns import Turns, Width
 
 DEFAULT_CONCURRENCY = 2
 
@@ -22,18 +24,23 @@ def chat_concurrency() -> int:
     return int(getattr(settings, "CHAT_CONCURRENCY", DEFAULT_CONCURRENCY))
 
 
+def chat_concurrency_ceiling(base: int) -> int:
+    """The most chat calls at once while talks wait on the database; the base when not set higher."""
+    return max(base, int(getattr(settings, "CHAT_CONCURRENCY_MAX", base)))
+
+
 class ChatGate:
     def __init__(self, application):
         self.application = application
-        # One semaphore per event loop (tests run several loops in one process; a server runs one).
-        self._turns: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        # One set of turns per event loop (tests run several loops in one process; a server runs one).
+        self._turns: dict[asyncio.AbstractEventLoop, Turns] = {}
 
-    def _turns_of_this_loop(self, size: int) -> asyncio.Semaphore:
+    def _turns_of_this_loop(self, size: int) -> Turns:
         loop = asyncio.get_running_loop()
         turns = self._turns.get(loop)
-        if turns is None:
-            self._turns = {known: sem for known, sem in self._turns.items() if not known.is_closed()}
-            turns = self._turns[loop] = asyncio.Semaphore(size)
+        if turns is None or turns.width.base != size:
+            self._turns = {known: held for known, held in self._turns.items() if not known.is_closed()}
+            turns = self._turns[loop] = Turns(Width(size, chat_concurrency_ceiling(size)))
         return turns
 
     async def __call__(self, scope, receive, send):

@@ -49,7 +49,7 @@ def run(coroutine):
 
 
 def test_chat_calls_beyond_the_limit_wait_their_turn_in_order(settings):
-    settings.CHAT_CONCURRENCY = 2
+    settings.CHAT_CONCURRENCY = settings.CHAT_CONCURRENCY_MAX = 2  # a fixed width: turns.py widens it
     inner = Recorder()
     gate = ChatGate(inner)
 
@@ -85,7 +85,7 @@ async def running_at_once(gate, inner, scopes) -> list[str]:
 
 
 def test_other_calls_and_websockets_never_wait_on_the_chat(settings):
-    settings.CHAT_CONCURRENCY = 1
+    settings.CHAT_CONCURRENCY = settings.CHAT_CONCURRENCY_MAX = 1
     inner = Recorder()
     paths = [TALK, "/servlet/api/bot/knowledgebase/import/x", "/admin/", "/servlet/api/serverstatus"]
     scopes = [http(path) for path in paths] + [{"type": "websocket", "path": "/servlet/chatWs"}]
@@ -106,7 +106,7 @@ def test_the_platform_serves_its_talks_through_the_gate(demo_bot, settings, monk
 
     from config.asgi import application
 
-    settings.CHAT_CONCURRENCY = 1
+    settings.CHAT_CONCURRENCY = settings.CHAT_CONCURRENCY_MAX = 1
     seen = {"at_once": 0, "most": 0, "paths": []}
     original = ChatGate.__call__
 
