@@ -87,6 +87,7 @@ bench: install wrk
 	$(BIN)/python bench/analytics.py --postgres-url $(BENCH_POSTGRES_URL)
 	$(BIN)/python bench/talk_load.py
 	$(BIN)/python bench/talk_speed.py
+	$(BIN)/python bench/distant_database.py
 
 lint: install
 	$(BIN)/ruff check .

@@ -9,24 +9,35 @@ import time
 
 import pytest
 
-from bots.servlet.turns import Turns, Width
+from bots.servlet.turns import Turns, Width, machine_idle
 
 
 class Clock:
-    """A wall clock and a CPU clock the test moves by hand."""
+    """A wall clock, the process's CPU clock and the machine's idle time, moved by the test by hand."""
 
     def __init__(self):
         self.wall = 0.0
         self.cpu = 0.0
+        self.idle = 0.0
 
-    def spend(self, seconds: float, busy: float) -> None:
-        """`seconds` pass, during which the process uses `busy` of a core."""
+    def spend(self, seconds: float, busy: float, machine_idle: float = 0.5) -> None:
+        """`seconds` pass, during which the process uses `busy` of a core and the machine's cores are idle
+        `machine_idle` of the time."""
         self.wall += seconds
         self.cpu += seconds * busy
+        self.idle += seconds * machine_idle
 
 
 def width(clock: Clock, base=2, ceiling=6) -> Width:
-    return Width(base, ceiling, target=0.85, period=0.2, clock=lambda: clock.wall, cpu=lambda: clock.cpu)
+    return Width(
+        base,
+        ceiling,
+        target=0.85,
+        period=0.2,
+        clock=lambda: clock.wall,
+        cpu=lambda: clock.cpu,
+        idle=lambda: (clock.idle, clock.wall),
+    )
 
 
 def test_it_widens_while_talks_queue_and_the_core_idles_then_narrows_back():
@@ -47,6 +58,24 @@ def test_it_widens_while_talks_queue_and_the_core_idles_then_narrows_back():
     for expected in (4, 3, 2, 2):  # nobody waits any more: back to the base, never below
         clock.spend(0.25, busy=0.2)
         assert sized.update() == expected
+
+
+def test_a_busy_machine_never_widens_the_gate():
+    """Talks that wait for a core (other processes hold them), not for the database: no wider."""
+    clock = Clock()
+    sized = width(clock)
+    sized.saw_queue()
+    clock.spend(0.25, busy=0.3, machine_idle=0.5)
+    assert sized.update() == 3
+    for expected in (2, 2, 2):
+        sized.saw_queue()
+        clock.spend(0.25, busy=0.3, machine_idle=0.02)
+        assert sized.update() == expected
+
+
+def test_machine_idle_reads_the_machines_counters():
+    idle, total = machine_idle()
+    assert 0 <= idle <= total
 
 
 def test_a_busy_core_never_widens_the_gate():
@@ -149,6 +178,9 @@ def test_talks_waiting_on_the_database_run_more_at_once(demo_bot, settings, monk
         return held
 
     monkeypatch.setattr(CursorWrapper, "execute", slow_execute)
+    # The machine's cores idle meanwhile (a suite running beside this one may hold them: read separately).
+    ticks = iter(range(0, 10**9, 100))
+    monkeypatch.setattr("bots.servlet.turns.machine_idle", lambda: (next(ticks) * 0.9, next(ticks)))
     monkeypatch.setattr(Turns, "__aenter__", counted_enter)
     talk = f"/servlet/api/chat/talk/{demo_bot.uuid}"
 
