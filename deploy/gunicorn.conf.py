@@ -7,7 +7,9 @@ Settings come from the environment, so that one file serves the single-machine t
 
     PROD_BIND            where the workers listen (127.0.0.1:8001; 0.0.0.0:8001 on an app machine
                          that nginx reaches over the network)
-    PROD_WORKERS         worker processes (default: one per core; each loads the matching models)
+    PROD_WORKERS         worker processes (default: one per core; they share the matching models)
+    PROD_SHARED_MODELS   "off": each worker loads every matching model itself, as before the models were
+                         shared (the baseline of bench/worker_memory.py); default: the master loads them
     FORWARDED_ALLOW_IPS  the proxies whose X-Forwarded-For / X-Forwarded-Proto are believed
                          (default 127.0.0.1,::1: nginx on the same machine)
 """
@@ -15,6 +17,8 @@ Settings come from the environment, so that one file serves the single-machine t
 import ctypes
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,10 +80,76 @@ def post_fork(server, worker):
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def post_worker_init(worker):
-    """The matching models are loaded before the worker serves (gunicorn calls this once the application
-    is imported, before the worker accepts): loaded at its first talk instead, they kept that worker's
-    event loop from answering websocket handshakes for seconds on a busy machine."""
-    from knowledge.matching.embeddings import load_models
+# The platform's application, whose master loads the models its bots need for its workers. bench/ serves
+# other ones with this configuration: the matcher alone (its workers load every model, as they always did)
+# and the bare Django view, which needs none (its worker is the baseline of a worker's memory).
+PLATFORM_APP = "config.asgi:application"
+NO_MODELS_APPS = {"bench.bare_django:application"}
+SHARED_MODELS = os.environ.get("PROD_SHARED_MODELS", "").strip().lower() not in {"0", "off", "false", "no"}
+# The bots' languages as the master read them (None: unknown, every model), inherited by the workers.
+bot_languages = None
 
-    load_models()
+
+def when_ready(server):
+    """The matching models are loaded once, here in the master before it forks the workers: each worker
+    inherits the weights' pages and, as nobody writes to them, the machine holds one copy for all its
+    workers (copy-on-write) instead of one per worker (about 300 MB each with both models). Only the models
+    the bots' languages need are loaded (MiniLM for English only); a language a bot gains later has its
+    model loaded by each worker at its first use.
+
+    Nothing that cannot cross a fork is made here: the languages come from `manage.py bot_languages` in a
+    process of its own, so that the master never imports Django nor opens a database connection its
+    workers would inherit; the models start no thread pool before the fork (embeddings.load_shared_models),
+    and the workers still import the application themselves (a reload, HUP, serves new code, except in
+    knowledge/matching/, which the master holds: a deploy restarts the master)."""
+    global bot_languages
+    if server.app.app_uri != PLATFORM_APP or not SHARED_MODELS:
+        return
+    from knowledge.matching.embeddings import available, load_shared_models
+
+    if not available():
+        return
+    bot_languages = read_bot_languages(server.log)
+    names = load_shared_models(bot_languages)
+    server.log.info(
+        "Matching models loaded by the master (pid %s) for its workers: %s (bots' languages: %s)",
+        os.getpid(),
+        ", ".join(names) or "none",
+        ", ".join(bot_languages) if bot_languages is not None else "unknown",
+    )
+
+
+def read_bot_languages(log) -> list[str] | None:
+    """The languages the bots speak, or None when the database cannot tell (then every model is loaded: a
+    worker without the one its bots need would load it at a visitor's talk)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, str(REPO / "manage.py"), "bot_languages"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.warning("The bots' languages could not be read (%s): every matching model is loaded", error)
+        return None
+    if done.returncode != 0:
+        log.warning("The bots' languages could not be read: every matching model is loaded\n%s", done.stderr[-2000:])
+        return None
+    return done.stdout.split()
+
+
+def post_worker_init(worker):
+    """The matching models are ready before the worker serves (gunicorn calls this once the application
+    is imported, before the worker accepts): loaded at its first talk instead, they kept that worker's
+    event loop from answering websocket handshakes for seconds on a busy machine. Inherited from the
+    master (when_ready), only their per-process part starts here; a worker whose master did not load them
+    (PROD_SHARED_MODELS=off) loads them itself."""
+    if worker.app.app_uri in NO_MODELS_APPS:
+        return
+    from knowledge.matching.embeddings import load_models, loaded
+
+    inherited = loaded()
+    names = load_models(bot_languages)
+    if names != inherited:
+        worker.log.info("Matching models loaded by the worker (pid %s): %s", os.getpid(), ", ".join(names))

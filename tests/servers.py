@@ -224,7 +224,9 @@ def scratch_database(folder: Path, name: str) -> tuple[str, callable]:
 class Server:
     """One server process serving the platform: daphne (what `make run` serves); with kind="uvicorn",
     gunicorn managing one uvicorn worker (the production layout's server; its worker is a child process);
-    with kind="wsgi", gunicorn with one sync worker on config.wsgi (plain HTTP, no websockets).
+    with kind="wsgi", gunicorn with one sync worker on config.wsgi (plain HTTP, no websockets); with
+    kind="layout", gunicorn with the production layout's configuration (deploy/gunicorn.conf.py; its
+    workers as PROD_WORKERS in `env` says, its master loading the matching models).
     `application`: what daphne serves (a benchmark's baseline serves its own); `preexec_fn` runs in the
     child before it starts (a benchmark raises its file-descriptor limit)."""
 
@@ -253,16 +255,24 @@ class Server:
                 *(GUNICORN, "--workers", "1", "--worker-class", "uvicorn_worker.UvicornWorker"),
                 *("--bind", f"127.0.0.1:{self.port}", "config.asgi:application"),
             ]
+        if self.kind == "layout":
+            return [GUNICORN, "-c", str(ROOT / "deploy" / "gunicorn.conf.py"), self.application]
         if self.kind == "wsgi":
             return [GUNICORN, "--workers", "1", "--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
         return [DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), self.application]
 
     def start(self):
         self.log = open(self.log_path, "wb")  # noqa: SIM115 (kept open while the server runs)
+        env = self.env
+        if self.kind == "layout":
+            # Its own folder for gunicorn's control socket: another layout server may run beside it.
+            folder = self.log_path.with_suffix(".d")
+            folder.mkdir(exist_ok=True)
+            env = {**env, "PROD_BIND": f"127.0.0.1:{self.port}", "PROD_DIR": str(folder)}
         self.process = subprocess.Popen(
             self.command(),
             cwd=ROOT,
-            env=self.env,
+            env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             preexec_fn=self.preexec_fn,

@@ -16,6 +16,7 @@ import importlib.util
 import os
 import re
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -50,15 +51,42 @@ def available() -> bool:
     return _use_installed()
 
 
-def load_models() -> None:
+def load_models(languages: Iterable[str] | None = None) -> list[str]:
     """Load (and warm) the models now rather than at the first talk: a server worker calls it before it
     accepts connections, so its first visitors do not wait on the loading, nor do the websocket
-    handshakes its event loop would otherwise answer late meanwhile."""
+    handshakes its event loop would otherwise answer late meanwhile.
+
+    `languages`: the languages the bots speak; only the models they need are loaded (MiniLM for English
+    only), a model needed later being loaded at its first use. None loads every model. Returns the names
+    of the models this process now holds."""
+    names = load_shared_models(languages)
+    warm_models()
+    return names
+
+
+def load_shared_models(languages: Iterable[str] | None = None) -> list[str]:
+    """Load the models `languages` need in a process that will fork its server workers (gunicorn's
+    master): the workers inherit the weights' pages and share them copy-on-write, as nobody writes to
+    them. Nothing here starts a thread pool that a fork would leave half-copied: MiniLM's tokenizer is
+    warmed by each worker (`warm_models`). Returns the names of the models loaded."""
     if not available():
-        return
+        return []
     _get_use()
-    if _minilm_files() is not None:
-        _get_minilm()
+    if (languages is None or any(uses_minilm(language) for language in languages)) and _minilm_files():
+        _get_minilm(warm=False)
+    return loaded()
+
+
+def warm_models() -> None:
+    """In a worker forked from a process that loaded the models: start what is per process (MiniLM's
+    tokenizer threads) before the worker accepts connections."""
+    if _minilm is not None:
+        _minilm.warm()
+
+
+def loaded() -> list[str]:
+    """The models this process holds (for the logs and the server's start-up line)."""
+    return [name for name, model in (("USE", _use), ("MiniLM", _minilm)) if model is not None]
 
 
 @functools.cache
@@ -99,9 +127,15 @@ class _MiniLM:
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(onnx), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
-        # The tokenizer's own thread pool starts at its first batch: here, on the thread loading the model,
-        # not on a lowered bulk thread whose priority its threads would inherit (workers.bulk_pool).
-        self.tokenizer.encode_batch(["warm up", "warm up"])
+        self.warmed_in = None
+
+    def warm(self) -> None:
+        """The tokenizer's own thread pool starts at its first batch: here, on the thread loading the model,
+        not on a lowered bulk thread whose priority its threads would inherit (workers.bulk_pool). Once per
+        process: a pool started before a fork is not the child's (the tokenizer then works on one thread)."""
+        if self.warmed_in != os.getpid():
+            self.tokenizer.encode_batch(["warm up", "warm up"])
+            self.warmed_in = os.getpid()
 
     def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
         out = np.zeros((len(texts), MINILM_DIM), dtype=np.float32)
@@ -151,7 +185,9 @@ def _pin_blas() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-def _get_minilm() -> _MiniLM:
+def _get_minilm(warm: bool = True) -> _MiniLM:
+    """The process's MiniLM, loaded at the first call; `warm` False leaves its tokenizer's threads unstarted
+    (a process about to fork)."""
     global _minilm
     if _minilm is None:
         with _lock:
@@ -159,7 +195,10 @@ def _get_minilm() -> _MiniLM:
                 files = _minilm_files()
                 if files is None:
                     raise RuntimeError("MiniLM model packages are not installed")
-                _minilm = _MiniLM(*files)
+                model = _MiniLM(*files)
+                if warm:
+                    model.warm()
+                _minilm = model
     return _minilm
 
 
