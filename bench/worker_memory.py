@@ -154,15 +154,17 @@ def main():
             rows.append(measure(env, folder, "shared, fr only", workers, "config.asgi:application", args.talks))
     print(f"load after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     bare = {row["workers"]: row["median"] for row in rows if row["name"] == "bare"}
+    plain = {row["workers"]: row["median"] for row in rows if row["name"] == "no models"}
     print(
         f"\n{'layout':<16} {'workers':>7} {'master':>8} {'worker median':>14} {'worker max':>11} "
-        f"{'above bare':>11} {'total':>8} {'MiniLM':>7}  (PSS, MB)"
+        f"{'above bare':>11} {'above no models':>16} {'total':>8} {'MiniLM':>7}  (PSS, MB)"
     )
     for row in rows:
         above = row["median"] - bare[row["workers"]]
+        above_plain = row["median"] - plain[row["workers"]]
         print(
             f"{row['name']:<16} {row['workers']:>7} {row['master']:>8.0f} {row['median']:>14.0f} {row['max']:>11.0f} "
-            f"{above:>+11.0f} {row['total']:>8.0f} {'yes' if row['minilm'] else 'no':>7}"
+            f"{above:>+11.0f} {above_plain:>+16.0f} {row['total']:>8.0f} {'yes' if row['minilm'] else 'no':>7}"
         )
 
 

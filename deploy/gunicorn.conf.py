@@ -15,6 +15,7 @@ Settings come from the environment, so that one file serves the single-machine t
 """
 
 import ctypes
+import gc
 import os
 import signal
 import subprocess
@@ -111,6 +112,9 @@ def when_ready(server):
         return
     bot_languages = read_bot_languages(server.log)
     names = load_shared_models(bot_languages)
+    # The objects made so far (the models' Python parts: USE's vocabulary) are never garbage: out of the
+    # collector's reach, a worker's collections do not write to their pages, which stay shared.
+    gc.freeze()
     server.log.info(
         "Matching models loaded by the master (pid %s) for its workers: %s (bots' languages: %s)",
         os.getpid(),
