@@ -67,7 +67,9 @@ def test_an_editor_adds_a_branch_and_the_chat_answers_with_it(browser, live_serv
         page.select_option("#id_branches-4-space", label="Defaut")
         page.fill("#id_branches-4-position", "0")
         page.fill("#id_branches-4-conditions", '[{"variable": "age", "operator": "over", "value": "60"}]')
-        page.fill("#id_branches-4-text", SENIOR)
+        text = page.locator("#id_branches-4-text")
+        page.locator("[data-answer-editor]").filter(has=text).locator("[data-editor-mode=source]").click()  # as HTML
+        text.fill(SENIOR)
         page.click("[name=_save]")
         expect(page.locator(".errorlist").first).to_contain_text("Operator must be one of: defined, is")
         shot(page, "02-unknown-operator-refused")
