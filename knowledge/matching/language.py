@@ -7,27 +7,32 @@ import re
 
 from .normalise import normalise, strip_accents
 
-# Frequent words per language (with accents; matched after accent stripping too).
+# Frequent words per language (with accents; matched after accent stripping too): function words, greetings
+# and everyday verbs and adverbs only, no words of any bot's field (no "carte", "card", "rekening"), so that
+# detection does not lean toward the domain of the bots it was first tried on (issue 27).
 _WORDS = {
-    "fr": """le la les un une des du de et est sont je tu il elle nous vous ils elles ne pas plus que qui quoi
+    "fr": """le la les un une des du de et est sont je tu il elle on nous vous ils elles ne pas plus que qui quoi
         comment pourquoi quand où combien mon ma mes ton ta tes son sa ses notre votre leur leurs ce cette ces
         avec pour dans sur par sans chez au aux ou mais donc car si oui non merci bonjour bonsoir salut
-        avoir être fait faire peux peut veux veut dois doit suis es ai as avons avez ont était été
-        carte compte argent payer paiement virement banque mot passe adresse aide besoin problème
-        je j l d qu n c s m t aujourd hui très bien aussi encore déjà toujours jamais rien tout tous
-        quel quelle quels quelles voudrais pouvez pourriez svp stp est-ce ça cela mon""",
+        avoir être fait faire peux peut veux veut dois doit suis es ai as avons avez ont était été va vais
+        je j l d qu n c s m t aujourd hui très bien aussi encore déjà toujours jamais rien tout tous toute
+        quel quelle quels quelles voudrais pouvez pourriez svp stp est-ce ça cela ceci y a-t-il il-y
+        trop beaucoup peu moins alors puis ici là demain hier soir matin maintenant après avant depuis
+        chose sais vois dit mettre prendre venir aller voir au revoir bonne journée""",
     "en": """the a an and is are was were be been i you he she it we they me my your his her its our their
         this that these those what which who whom why how when where not no yes do does did don't can't
         can could would should will shall may might must have has had of to in on at for with from by
-        about into out up down just only also very so too please thanks thank hello hi hey
-        card account money pay payment transfer bank password address help need problem get got
-        want there here some any all more most other than then if or but because as like make""",
-    "nl": """de het een en is zijn was waren ik jij je u hij zij ze wij we jullie mijn jouw uw zijn haar ons
+        about into out up down just only also very so too please thanks thank hello hi hey bye goodbye
+        want there here some any all more most other than then if or but because as like make
+        i'm it's i've isn't doesn't won't didn't what's let's today tomorrow yesterday tonight now still
+        never always nothing something anything everything lot much many go going know see am""",
+    "nl": """de het een en is zijn was waren ik jij je u hij zij ze wij we jullie mijn jouw uw haar ons
         onze hun niet geen wel ja nee wat wie waarom hoe wanneer waar welke kan kunnen kun wil willen
         moet moeten heb hebt heeft hebben van voor met op aan in uit bij naar over door om te
         dat die dit deze er hier daar ook nog al maar of want dus als dan graag bedankt dank hallo hoi
-        kaart rekening geld betalen betaling overschrijving bank wachtwoord adres hulp nodig probleem
-        mijn krijgen gekregen zou zouden worden wordt werd mag mogen""",
+        zou zouden worden wordt werd mag mogen ben bent gaat gaan doe doen weet weg niks niets iets
+        alles veel heel erg vandaag morgen gisteren vanavond nu altijd nooit elkaar zo goed
+        dag doei tot ziens alstublieft alsjeblieft""",
 }
 # Letter patterns that are much more frequent in one language (checked on accent-stripped words).
 _PATTERNS = {
