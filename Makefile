@@ -88,6 +88,7 @@ bench: install wrk
 	$(BIN)/python bench/talk_load.py
 	$(BIN)/python bench/talk_speed.py
 	$(BIN)/python bench/distant_database.py
+	$(BIN)/python bench/worker_memory.py
 
 lint: install
 	$(BIN)/ruff check .
