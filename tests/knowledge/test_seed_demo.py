@@ -75,7 +75,7 @@ def test_the_demo_bot_is_its_knowledge_base_file_imported():
 
     kinds = Counter(bot.knowledge_items.values_list("kind", flat=True))
     assert kinds == {"question": 47, "predefined": 4, "slot": 2, "complementary": 1}
-    assert Formulation.objects.filter(item__bot=bot).count() == 272
+    assert Formulation.objects.filter(item__bot=bot).count() == 278
     assert Answer.objects.filter(item__bot=bot).count() == 112
     assert AnswerBranch.objects.filter(item__bot=bot).count() == 6
     assert bot.matching_groups.count() == 8 and bot.tags.count() == 10 and bot.surveys.count() == 2
