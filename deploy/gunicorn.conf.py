@@ -132,7 +132,7 @@ def read_bot_languages(log) -> list[str] | None:
             cwd=REPO,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         log.warning("The bots' languages could not be read (%s): every matching model is loaded", error)
