@@ -2,9 +2,11 @@
 before issue 27 (banking words among them: carte, compte, virement; card, transfer, bank) and of today's
 (function words and general words only), on bench/data/language_short_inputs.csv, in the same run.
 
-Both use knowledge.matching.language's scoring; only the word lists differ. "right" is the detected language;
+Both use knowledge.matching.language's scoring; the word lists and the confidence's evidence term differ
+(before: the input's length; now: the score of the words recognised). "right" is the detected language;
 "switches" is right with a confidence of at least dialogs.engine's DETECTION_MIN_CONFIDENCE (0.5), the share
-that makes a talk change language. Among fr/en/nl (every profiled language) and among fr/en (the demo bot's).
+that makes a talk change language; "wrong switch" is a wrong language with that confidence. Among fr/en/nl
+(every profiled language) and among fr/en (the demo bot's).
 
 Usage (from the repo root): .venv/bin/python bench/language_detection.py
 """
@@ -12,6 +14,7 @@ Usage (from the repo root): .venv/bin/python bench/language_detection.py
 from __future__ import annotations
 
 import csv
+import math
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,25 +51,32 @@ BEFORE = {
 }
 
 
+def confidence_before(best: float, second: float, n_words: int) -> float:
+    """The confidence before issue 27: its evidence grew with the input's length, known words or not."""
+    return (best - second) / (best + 1.0) * (1.0 - math.exp(-n_words / 4.0))
+
+
 @contextmanager
-def word_lists(words: dict[str, str]):
-    saved = language._WORD_SETS
-    language._WORD_SETS = {lang: {strip_accents(w) for w in text.split()} for lang, text in words.items()}
+def detector_before():
+    saved = language._WORD_SETS, language.confidence
+    language._WORD_SETS = {lang: {strip_accents(w) for w in text.split()} for lang, text in BEFORE.items()}
+    language.confidence = confidence_before
     try:
         yield
     finally:
-        language._WORD_SETS = saved
+        language._WORD_SETS, language.confidence = saved
 
 
 def measure(rows: list[tuple[str, str]], languages: list[str]) -> dict[str, tuple[int, int, int]]:
-    """Per language: (questions, right, right with a confidence that switches a talk)."""
+    """Per language: (questions, right, right with a confidence that switches a talk, wrong with one)."""
     out = {}
     for lang in languages:
         mine = [text for text, truth in rows if truth == lang]
         found = [language.detect_language(text, languages) for text in mine]
         right = sum(1 for detected, _ in found if detected == lang)
         switches = sum(1 for detected, confidence in found if detected == lang and confidence >= SWITCH)
-        out[lang] = (len(mine), right, switches)
+        wrong = sum(1 for detected, confidence in found if detected != lang and confidence >= SWITCH)
+        out[lang] = (len(mine), right, switches, wrong)
     return out
 
 
@@ -75,18 +85,21 @@ def main() -> None:
         rows = [(row["text"], row["language"]) for row in csv.DictReader(handle)]
     print(f"{len(rows)} short inputs ({INPUTS.name}); 'switches' = right with confidence >= {SWITCH}")
     for languages in (["fr", "en", "nl"], ["fr", "en"]):
-        with word_lists(BEFORE):
+        with detector_before():
             before = measure(rows, languages)
         after = measure(rows, languages)
         print(f"\namong {'/'.join(languages)}")
         print(
             f"{'language':<9}{'n':>4}  {'right before':>13}{'right now':>11}"
-            f"  {'switches before':>16}{'switches now':>14}"
+            f"  {'switches before':>16}{'switches now':>14}  {'wrong switch before':>20}{'now':>6}"
         )
         for lang in languages:
-            n, right0, switch0 = before[lang]
-            _, right1, switch1 = after[lang]
-            print(f"{lang:<9}{n:>4}  {right0 / n:>13.3f}{right1 / n:>11.3f}  {switch0 / n:>16.3f}{switch1 / n:>14.3f}")
+            n, right0, switch0, wrong0 = before[lang]
+            _, right1, switch1, wrong1 = after[lang]
+            print(
+                f"{lang:<9}{n:>4}  {right0 / n:>13.3f}{right1 / n:>11.3f}  {switch0 / n:>16.3f}{switch1 / n:>14.3f}"
+                f"  {wrong0 / n:>20.3f}{wrong1 / n:>6.3f}"
+            )
 
 
 if __name__ == "__main__":
