@@ -26,7 +26,6 @@ import statistics
 import sys
 import tempfile
 import time
-import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.servers import BOT_UUID, Browser, Platform, PrivatePostgres, Server, manage  # noqa: E402
+from tests.servers import BOT_UUID, Browser, Platform, PrivatePostgres, Server, first_talk_body, manage  # noqa: E402
 
 QUESTIONS = ["Bonjour", "Quels sont vos horaires ?", "où se trouve votre agence ?", "merci beaucoup", "hello"]
 BARE_APP = "bench.bare_django:application"
@@ -53,20 +52,10 @@ def cpu_ticks(pid: int) -> int:
 
 
 def talk(server: Server, text: str) -> None:
-    fields = {
-        "userInput": text,
-        "clientId": "memory0bench000",
-        "language": "fr",
-        "space": "Defaut",
-        "solutionUsed": "ASSISTANT",
-        "alreadyCame": "false",
-        "qualificationMode": "false",
-        "variables": "{}",
-    }
     status, body = Browser(server, timeout=300).request(
         "POST",
         f"/servlet/api/chat/talk/{BOT_UUID}",
-        urllib.parse.urlencode(fields).encode(),
+        first_talk_body(text, "memory0bench000"),
         {"Content-Type": "application/x-www-form-urlencoded"},
     )
     if status != 200 or "values" not in json.loads(body):

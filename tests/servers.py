@@ -44,6 +44,22 @@ ADMIN_PASSWORD = "demo-admin-" + uuid.uuid4().hex[:12]
 BOT_UUID = "d3b0d3b0-0000-4000-8000-000000000001"
 
 
+def first_talk_body(text: str, client_id: str, **extra: str) -> bytes:
+    """A visitor's first talk as the chatbox sends it (form-encoded), with `extra` fields added."""
+    fields = {
+        "userInput": text,
+        "clientId": client_id,
+        "language": "fr",
+        "space": "Defaut",
+        "solutionUsed": "ASSISTANT",
+        "alreadyCame": "false",
+        "qualificationMode": "false",
+        "variables": "{}",
+        **extra,
+    }
+    return urllib.parse.urlencode(fields).encode()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -11,12 +11,11 @@ the master loaded them, as a worker that loads the models itself (PROD_SHARED_MO
 import base64
 import json
 import time
-import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from tests.servers import BOT_UUID, Browser, Platform, Server
+from tests.servers import BOT_UUID, Browser, Platform, Server, first_talk_body
 
 # USE's embedding table alone (17 × 7530 rows of 512 bytes): what a worker shares with its master, at least,
 # when the master loaded USE.
@@ -36,20 +35,10 @@ def platform(tmp_path_factory):
 
 def talk(server: Server, text: str) -> str:
     """The text of a first talk's answer (form-encoded, as the chatbox sends it)."""
-    fields = {
-        "userInput": text,
-        "clientId": "shared0models00",
-        "language": "fr",
-        "space": "Defaut",
-        "solutionUsed": "ASSISTANT",
-        "alreadyCame": "false",
-        "qualificationMode": "false",
-        "variables": "{}",
-    }
     status, body = Browser(server, timeout=120).request(
         "POST",
         f"/servlet/api/chat/talk/{BOT_UUID}",
-        urllib.parse.urlencode(fields).encode(),
+        first_talk_body(text, "shared0models00"),
         {"Content-Type": "application/x-www-form-urlencoded"},
     )
     assert status == 200, body[:300]

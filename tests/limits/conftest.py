@@ -4,12 +4,11 @@ gunicorn with a sync worker on config.wsgi. The knowledge-base import limit is l
 the three limits (chat 64 KB, import 1 MB, everything else 5 MB) differ and a real import still fits."""
 
 import json
-import urllib.parse
 
 import pytest
 
 from tests.conftest import decode
-from tests.servers import BOT_UUID, Browser, Platform
+from tests.servers import BOT_UUID, Browser, Platform, first_talk_body
 
 KINDS = ["daphne", "uvicorn", "wsgi"]
 KB = 1024
@@ -38,18 +37,7 @@ def server(request, platform):
 
 def talk_body(text: str) -> bytes:
     """A first talk as the chatbox sends it (form-encoded)."""
-    fields = {
-        "userInput": text,
-        "clientId": "limits0client00",
-        "language": "fr",
-        "space": "Defaut",
-        "solutionUsed": "ASSISTANT",
-        "alreadyCame": "false",
-        "qualificationMode": "false",
-        "variables": "{}",
-        "userUrl": "https://shop.example/page",
-    }
-    return urllib.parse.urlencode(fields).encode()
+    return first_talk_body(text, "limits0client00", userUrl="https://shop.example/page")
 
 
 TALK_PATH = f"/servlet/api/chat/talk/{BOT_UUID}"
