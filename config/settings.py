@@ -342,6 +342,11 @@ VECTORS_WORKER = env.bool("VECTORS_WORKER", default=True)
 VECTORS_POLL_SECONDS = env.float("VECTORS_POLL_SECONDS", default=5.0)
 VECTORS_LEASE_SECONDS = env.float("VECTORS_LEASE_SECONDS", default=60.0)
 MATCHING_MEMORY_MB = env.int("MATCHING_MEMORY_MB", default=1024)
+# Where a bot's knowledge snapshot and matching indexes are stored once per knowledge version, for every
+# process of the machine to read instead of building them (knowledge/index_files.py); empty: not stored.
+# Private to the deployment: its files are signed with SECRET_KEY. Processes of several machines each keep
+# their own (a local disk is faster than a shared one).
+MATCHING_INDEX_DIR = env.str("MATCHING_INDEX_DIR", default=str(DATA_DIR / "indexes"))
 
 # E-mail (a dialog's transcript sent with #dydumailto#, dialogs/mailto.py): written on the console
 # unless EMAIL_HOST names an SMTP server (tests use Django's locmem outbox).

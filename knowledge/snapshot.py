@@ -16,7 +16,7 @@ from django.db.models import Q
 
 from bots.models import DEFAULT_SPACE_ALIASES, Bot, language_code
 
-from . import matching
+from . import index_files, matching
 from .answers import Branch, answers_for, branches_of
 from .models import Answer, Formulation, KnowledgeItem, MatchingGroup
 from .vectors import budget
@@ -109,6 +109,19 @@ class Snapshot:
     _provisional: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = 0.0  # time.monotonic() of its last use: the memory budget drops the least recent
+    bot_uuid: str = ""  # names its stored files (index_files.py)
+
+    # What a stored snapshot keeps (index_files.py): the knowledge, not this process's matchers, caches or lock.
+    _PROCESS_ONLY = ("_allowed", "_memo", "_matchers", "_provisional", "_lock", "last_used")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._PROCESS_ONLY}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._allowed, self._memo, self._matchers, self._provisional = {}, {}, {}, set()
+        self._lock = threading.Lock()
+        self.last_used = 0.0
 
     def spoken_language(self, requested: str | None) -> str:
         """The ISO code of a requested language (a code or a name) if the bot speaks it, else ""."""
@@ -276,22 +289,45 @@ class Snapshot:
         return sum(budget.index_bytes(m) for m in list(self._matchers.values()))
 
     def _build_matcher(self, language: str) -> "matching.Matcher":
+        """The language's matcher: read from its stored files when a process of the machine built it for this
+        knowledge version (index_files.py), else built here from the stored vectors, and stored."""
+        wanted = settings.MATCHING_EMBEDDINGS and matching.embeddings_available()
+        found = self._stored_matcher(language, "embeddings" if wanted else "lexical")
+        if found is not None:
+            self._provisional.discard(language)
+            return found
+        mode = "embeddings" if wanted else "lexical"
+        with index_files.building(self.bot_uuid, self.version, f"{language}-{mode}"):
+            # Another process may have built it while this one waited for the lock.
+            found = self._stored_matcher(language, mode) or self._build_from_database(language, wanted)
+        if found.config.use_embeddings:
+            self._provisional.discard(language)
+        return found
+
+    def _stored_matcher(self, language: str, mode: str) -> "matching.Matcher | None":
+        found = index_files.read(self.bot_uuid, self.version, f"{language}-{mode}")
+        return found if isinstance(found, matching.Matcher) else None
+
+    def _build_from_database(self, language: str, use_embeddings: bool) -> "matching.Matcher":
         started = time.perf_counter()
         rows = [
             (fid, item_id, text)
             for fid, item_id, text, _ in self.formulations.get(language, [])
             if self.items[item_id].kind in MATCHABLE
         ]
-        config = matching.MatcherConfig(use_embeddings=settings.MATCHING_EMBEDDINGS and matching.embeddings_available())
+        config = matching.MatcherConfig(use_embeddings=use_embeddings)
         vectors: dict[int, bytes] = {}
         if config.use_embeddings:
             vectors, missing = _stored_vectors(rows, language)
             if len(missing) > settings.VECTORS_SYNC_LIMIT:
                 # Too many to compute inside a talk (a large import): the lexical matcher answers until the
                 # background job has stored them (knowledge/vectors/), then upgrade() takes over.
-                config = matching.MatcherConfig(use_embeddings=False)
                 self._provisional.add(language)
                 _vectors_wanted(self.bot_id)
+                stored = self._stored_matcher(language, "lexical")
+                if stored is not None:
+                    return stored
+                config = matching.MatcherConfig(use_embeddings=False)
             elif missing:
                 vectors.update(_compute_vectors(missing, language))
         entries = [
@@ -300,8 +336,6 @@ class Snapshot:
         ]
         del vectors
         built = matching.Matcher.build(language=language, entries=entries, groups=self.groups, config=config)
-        if config.use_embeddings:
-            self._provisional.discard(language)
         log.info(
             "Matching index of bot %s (%s, version %s, %s): %d formulations in %.0f ms",
             self.bot_id,
@@ -311,6 +345,7 @@ class Snapshot:
             len(entries),
             (time.perf_counter() - started) * 1000,
         )
+        index_files.write_when_ready(self.bot_uuid, self.version, f"{language}-{built.config.mode}", built)
         return built
 
 
@@ -437,13 +472,18 @@ def current_version(bot: Bot) -> int:
 
 
 def _load(bot: Bot) -> Snapshot:
-    """The bot's knowledge as one version: its queries run one after the other, so a knowledge write that
-    commits meanwhile (it bumps the version in the same transaction) makes them read again."""
+    """The bot's knowledge as one version: stored by a process of the machine (index_files.py), else read
+    from the database and stored. Its queries run one after the other, so a knowledge write that commits
+    meanwhile (it bumps the version in the same transaction) makes them read again."""
     version = current_version(bot)
+    found = index_files.read(str(bot.uuid), version, "snapshot")
+    if isinstance(found, Snapshot) and found.bot_id == bot.pk and found.version == version:
+        return found
     for _ in range(LOAD_ATTEMPTS):
         found = _read(bot, version)
         now = current_version(bot)
         if now == version:
+            index_files.write(found.bot_uuid, version, "snapshot", found)
             return found
         version = now
     return found
@@ -460,6 +500,14 @@ def _read(bot: Bot, version: int) -> Snapshot:
         "item_id", "language", "space_id"
     ):
         answer_spaces.setdefault(item_id, {}).setdefault(language, set()).add(space_id)
+    # Items answered in the same languages and spaces share one mapping: most items of a bot do, and a stored
+    # snapshot then holds (and reads back) a few mappings instead of one per item.
+    shared: dict[tuple, dict[str, frozenset[int]]] = {}
+
+    def spaces_of(item_id: int) -> dict[str, frozenset[int]]:
+        spaces = {lang: frozenset(ids) for lang, ids in answer_spaces.get(item_id, {}).items()}
+        return shared.setdefault(tuple(sorted((lang, tuple(sorted(ids))) for lang, ids in spaces.items())), spaces)
+
     rows = list(
         KnowledgeItem.objects.filter(bot=bot).values_list(
             "id", "kind", "status", "parent_id", "direct_access", "tag_id", "label"
@@ -474,7 +522,7 @@ def _read(bot: Bot, version: int) -> Snapshot:
             parent_id=parent_id,
             direct_access=direct_access,
             tag_id=tag_id,
-            answer_spaces={lang: frozenset(ids) for lang, ids in answer_spaces.get(item_id, {}).items()},
+            answer_spaces=spaces_of(item_id),
             has_children=item_id in parents,
             label=label,
         )
@@ -523,6 +571,7 @@ def _read(bot: Bot, version: int) -> Snapshot:
         complements=complements,
         slots=_slots(bot),
         branches=branches_of(bot),
+        bot_uuid=str(bot.uuid),
     )
 
 

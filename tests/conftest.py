@@ -96,6 +96,9 @@ def _no_livechat_clocks():
     # compute another test's vectors behind its back (the tests that want one start it; server processes
     # the tests run start theirs from their environment).
     settings.VECTORS_WORKER = False
+    # Nor are indexes stored between tests (the tests of tests/matching/test_index_files.py store theirs in
+    # their own folder): a test reads the knowledge it has just written, as a process would without them.
+    settings.MATCHING_INDEX_DIR = ""
 
 
 @pytest.fixture(autouse=True)

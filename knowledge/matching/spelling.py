@@ -68,6 +68,15 @@ class SpellIndex:
         self._lock = threading.Lock()
         self._cache: dict[str, tuple[tuple[str, int], ...]] = {}
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def _tables(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         """Deletion and squeeze tables, built on the first unknown word (not at index build: rebuilds stay fast)."""
         if self._deletes is None:

@@ -104,7 +104,7 @@ def work_once(claims: bool = True, serves: bool = True) -> bool:
     """One round: compute one claimable job (True), else upgrade the snapshots whose vectors are ready
     (claims=False: only the latter). A process that serves builds the job's bot's lexical index first,
     for its next talks."""
-    from knowledge import snapshot
+    from knowledge import index_files, snapshot
 
     close_old_connections()
     try:
@@ -121,7 +121,9 @@ def work_once(claims: bool = True, serves: bool = True) -> bool:
         job = jobs.claim_next() if claims else None
         if job is not None:
             try:
-                if serves:
+                # With stored indexes (index_files.py) the background process builds them for every server
+                # process of the machine: their first talks read them instead of building.
+                if serves or index_files.enabled():
                     snapshot.warm(job.bot_id)
             except Exception:  # the talks will build it; the vectors are still wanted
                 log.exception("Could not build the matching index of bot %s", job.bot_id)
