@@ -89,6 +89,7 @@ bench: install wrk
 	$(BIN)/python bench/talk_speed.py
 	$(BIN)/python bench/distant_database.py
 	$(BIN)/python bench/worker_memory.py
+	$(BIN)/python bench/index_files.py --postgres-url $(BENCH_POSTGRES_URL)
 
 lint: install
 	$(BIN)/ruff check .
