@@ -57,7 +57,9 @@ class _Unpickler(pickle.Unpickler):
         array = np.load(self.folder / f"{int(number)}.npy", mmap_mode="r", allow_pickle=False)
         if array.dtype.str != dtype or array.shape != tuple(shape):
             raise Unreadable(f"array {number} is not the one written")
-        return array
+        # A plain array over the mapping: every slice of a memmap is a memmap, slower to make, and a talk makes
+        # thousands (the lexical postings).
+        return np.asarray(array)
 
 
 def _sign(key: bytes, data: bytes) -> bytes:
