@@ -131,6 +131,12 @@ def building(bot_uuid: str, version: int, name: str):
         os.close(lock)  # closing releases the lock
 
 
+def forget(bot_uuid: str) -> None:
+    """Remove everything stored for a bot (it was deleted)."""
+    if enabled() and bot_uuid:
+        shutil.rmtree(Path(settings.MATCHING_INDEX_DIR) / bot_uuid, ignore_errors=True)
+
+
 def _remove_older(current: Path) -> None:
     """Remove the bot's older knowledge versions (and other codes' stores of this one) not touched for
     KEEP_SECONDS; a newer version, which a process ahead of this one stored, stays."""

@@ -4,8 +4,9 @@
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from bots.models import BotLanguage, Space, bump_knowledge_version
+from bots.models import Bot, BotLanguage, Space, bump_knowledge_version
 
+from . import index_files
 from .models import Answer, AnswerBranch, Formulation, GlobalSentence, KnowledgeItem, MatchingGroup
 
 
@@ -32,3 +33,9 @@ def part_changed(sender, instance, **kwargs):
 def complement_tags_changed(sender, instance, **kwargs):
     if isinstance(instance, KnowledgeItem):
         bump_knowledge_version(instance.bot_id)
+
+
+@receiver(post_delete, sender=Bot)
+def bot_deleted(sender, instance, **kwargs):
+    """A deleted bot's stored indexes go with it (knowledge/index_files.py)."""
+    index_files.forget(str(instance.uuid))

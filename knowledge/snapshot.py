@@ -419,14 +419,22 @@ _cache_lock = threading.Lock()
 def snapshot_for(bot: Bot) -> Snapshot:
     """The bot's knowledge snapshot for its current knowledge version (built at most once per version)."""
     found = _cache.get(bot.pk)
-    if found is None or found.version != bot.knowledge_version:
+    if not _current(found, bot):
         with _cache_lock:
             found = _cache.get(bot.pk)
-            if found is None or found.version != bot.knowledge_version:
+            if not _current(found, bot):
                 found = _load(bot)
                 _cache[bot.pk] = found
     found.last_used = time.monotonic()
     return found
+
+
+def _current(found: Snapshot | None, bot: Bot) -> bool:
+    """Whether a snapshot holds the bot's knowledge as it is now: its version, and its default language (a bot
+    setting that a knowledge write does not version)."""
+    return (
+        found is not None and found.version == bot.knowledge_version and found.default_language == bot.default_language
+    )
 
 
 def _complements(bot: Bot, complement_tags: dict[int, set[int]]) -> list[ComplementRule]:
@@ -477,7 +485,12 @@ def _load(bot: Bot) -> Snapshot:
     meanwhile (it bumps the version in the same transaction) makes them read again."""
     version = current_version(bot)
     found = index_files.read(str(bot.uuid), version, "snapshot")
-    if isinstance(found, Snapshot) and found.bot_id == bot.pk and found.version == version:
+    if (
+        isinstance(found, Snapshot)
+        and found.default_language == bot.default_language
+        and found.bot_id == bot.pk
+        and found.version == version
+    ):
         return found
     for _ in range(LOAD_ATTEMPTS):
         found = _read(bot, version)

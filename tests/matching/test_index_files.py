@@ -195,3 +195,18 @@ def test_a_provisional_lexical_index_read_back_gives_way_to_the_embeddings(demo_
     third = built_in_a_fresh_process(demo_bot)
     assert third.matcher("fr").config.mode == "embeddings" and not third.provisional
     assert isinstance(third.matcher("fr").entries, matching.matcher.EntryTable)  # stored by the upgrade
+
+
+@pytest.mark.django_db
+def test_a_new_default_language_or_a_deleted_bot_leaves_nothing_stale(demo_bot, stored_indexes):
+    built_in_a_fresh_process(demo_bot).matcher("fr")
+    demo_bot.default_language = "en"  # a bot setting, not a knowledge write: the version stays
+    demo_bot.save()
+    assert built_in_a_fresh_process(demo_bot).default_language == "en"
+    assert snapshot.snapshot_for(demo_bot) is snapshot.snapshot_for(demo_bot)
+    demo_bot.default_language = "fr"
+    demo_bot.save()
+    assert snapshot.snapshot_for(demo_bot).default_language == "fr"  # the process's own copy follows too
+    assert (stored_indexes / str(demo_bot.uuid)).exists()
+    demo_bot.delete()
+    assert not (stored_indexes / str(demo_bot.uuid)).exists()
