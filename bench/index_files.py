@@ -80,6 +80,7 @@ def run_inside(args) -> dict:
             if thread.name == "matcher-store":
                 thread.join()
         result["seconds"] = time.perf_counter() - started
+        result["steady_mb"] = rss_now_mb()
     else:
         client = Client(HTTP_HOST="127.0.0.1")
         times = []
@@ -181,7 +182,8 @@ def median_of(rows: list[dict], key: str) -> float:
 def report(database: str, r: dict) -> None:
     print(
         f"\n== {database}: question {r['question']!r}; store written once in {r['store']['seconds']:.1f} s "
-        f"({r['store_mb']:.0f} MB on disk, peak {r['store']['peak_mb']:.0f} MB)"
+        f"({r['store_mb']:.0f} MB on disk; that process: peak {r['store']['peak_mb']:.0f} MB, "
+        f"{r['store']['steady_mb']:.0f} MB once stored)"
     )
     print(
         f"{'fresh process':<28}{'first talk':>12}{'next (median)':>15}"
