@@ -104,6 +104,9 @@ def test_an_english_bot_has_both_models_loaded_once_by_the_master(platform):
         assert holds_minilm(master)
         for worker in workers:
             assert memory(worker)["Shared_Dirty"] >= USE_TABLE_KB
+        # The libraries every worker imports are the master's too (deploy/gunicorn.conf.py SHARED_LIBRARIES),
+        # not the platform's own code, which each worker imports for itself (a reload serves new code).
+        assert "lxml/etree" in Path(f"/proc/{master}/maps").read_text()
     finally:
         stop(platform, layout)
 
