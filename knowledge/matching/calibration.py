@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import embeddings
-from .decide import Calibration, Thresholds
+from .decide import COSTS, Calibration, Costs, Thresholds, direct_pays
 from .scoring import softmax
 
 if TYPE_CHECKING:
@@ -34,14 +34,16 @@ PRIOR_STRENGTH = 8.0
 # questions it can answer, and a probe whose item is removed is nearer the bot's field than most questions
 # out of its scope (its sibling items remain).
 OOS_WEIGHT = {"embeddings": 0.25, "lexical": 0.5}
-# Utility of each outcome. The held-out formulations of a hand-written bot are harder than its visitors'
-# questions (their right item ranks first half as often on the French and Dutch sets), so an in-scope probe
-# missed costs more than it did in bench/matching.py --tune, where probes and questions were alike. Per
-# configuration (MatcherConfig.mode), chosen on the development sets (bench/MATCHING.md, "Decisions").
-RIGHT_DIRECT, WRONG_DIRECT = 1.0, -1.0
-GOOD_REWORD, USELESS_REWORD = 0.5, -0.25
-MISSED = {"embeddings": -1.0, "lexical": -0.5}
-REJECTED = 1.0
+# Utility of each outcome: minus its cost to the visitor (decide.COSTS, where the weights and their reasons
+# are). The held-out formulations of a hand-written bot are harder than its visitors' questions (their right
+# item ranks first half as often on the French and Dutch sets), so an in-scope probe missed costs more than it
+# did in bench/matching.py --tune, where probes and questions were alike: per configuration
+# (MatcherConfig.mode), chosen on the development sets (bench/MATCHING.md, "Decisions").
+RIGHT_DIRECT, REJECTED = 0.0, 0.0
+WRONG_DIRECT = {mode: -c.wrong_direct for mode, c in COSTS.items()}
+GOOD_REWORD = {mode: -c.reword for mode, c in COSTS.items()}
+USELESS_REWORD = {mode: -c.useless_reword for mode, c in COSTS.items()}
+MISSED = {mode: -c.missed for mode, c in COSTS.items()}
 DIRECT_GRID = np.round(np.arange(0.30, 0.96, 0.025), 3)
 REWORD_GRID = np.round(np.arange(0.025, 0.90, 0.025), 3)
 
@@ -166,7 +168,7 @@ def fit_probes(m: Matcher, ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarr
         ins_right,
         _scores(oos, calibration),
         m.thresholds,
-        MISSED[m.config.mode],
+        COSTS[m.config.mode],
         oos_weight,
     )
     w = n / (n + PRIOR_PROBES)
@@ -205,22 +207,28 @@ def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, prior: Calibration) -
 
 
 def _thresholds(
-    ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarray, prior: Thresholds, missed: float, oos_weight: float
+    ins: np.ndarray, ins_right: np.ndarray, oos: np.ndarray, prior: Thresholds, costs: Costs, oos_weight: float
 ) -> tuple[float, float]:
-    """(direct, reword) with the best total utility over the probes: `ins` the scores of each probe's three
-    candidates in scope (`ins_right`: which is the right item), `oos` its best score once its item is gone."""
+    """(direct, reword) with the least total cost to the visitor over the probes (decide.COSTS), deciding as
+    decide.decide does: `ins` the scores of each probe's three candidates in scope (`ins_right`: which is the
+    right item), `oos` its best score once its item is gone."""
     top, top_right = ins[:, 0], ins_right[:, 0]
+    pays = direct_pays(ins, costs)  # a probe whose best candidate is not far enough ahead is never direct
+    # Out of scope, only the best candidate is known: alone, it pays as a direct answer from the same score.
+    oos_pays = direct_pays(np.column_stack([oos, np.zeros((len(oos), 2))]), costs)
+    right, wrong = RIGHT_DIRECT, -costs.wrong_direct
+    good, useless, missed = -costs.reword, -costs.useless_reword, -costs.missed
     best = (-np.inf, prior.direct, prior.reword)
     for direct in DIRECT_GRID:
         for reword in REWORD_GRID[: np.searchsorted(REWORD_GRID, direct)]:
             floor = np.maximum(reword, top - prior.window)
             offered = ((ins >= floor[:, None]) & ins_right).any(axis=1)
             u_in = np.where(
-                top >= direct,
-                np.where(top_right, RIGHT_DIRECT, WRONG_DIRECT),
-                np.where(top >= reword, np.where(offered, GOOD_REWORD, USELESS_REWORD), missed),
+                (top >= direct) & pays,
+                np.where(top_right, right, wrong),
+                np.where(top >= reword, np.where(offered, good, useless), missed),
             ).sum()
-            u_out = np.where(oos >= direct, WRONG_DIRECT, np.where(oos >= reword, USELESS_REWORD, REJECTED)).sum()
+            u_out = np.where((oos >= direct) & oos_pays, wrong, np.where(oos >= reword, useless, REJECTED)).sum()
             u = float(u_in + oos_weight * u_out)
             if u > best[0] + 1e-9:
                 best = (u, float(direct), float(reword))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .types import Candidate
 
 DIRECT = "direct"
@@ -106,13 +108,71 @@ CALIBRATION = {
 }
 
 
-def decide(ranked: list[Candidate], t: Thresholds, max_rewords: int = 3) -> tuple[str, list[Candidate]]:
-    """(outcome, candidates to act on) for candidates ranked best first, one per item."""
+# What each outcome costs the visitor, counted against a right direct answer (cost 0), in "clicks":
+# - a reword whose offers hold the right item: one click more (0.5, the unit below);
+# - a wrong direct answer: the visitor may leave with wrong information, or must notice it, rephrase and
+#   hope; the worst outcome, 4 times a good reword (2.0);
+# - misunderstood when the bot could answer: he must rephrase unaided, with nothing to pick from; more than
+#   a reword, as bad as a wrong answer (2.0) in the default configuration, 1.5 lexical-only (where a
+#   lexical score misses more answerable questions by nature, so each rejection says less);
+# - a reword none of whose offers is right (or a question out of the bot's scope): a click read for
+#   nothing, then the visitor rephrases (1.25: between a good reword and a miss);
+# - out of scope and said so (misunderstood): 0, the right outcome.
+# These are the same costs the per-bot calibration (calibration.py) minimises over a bot's own held-out
+# formulations to place its Direct / Reword thresholds; decide() adds the part no threshold on the best score
+# can see: how the evidence is shared among the best candidates. Ratios chosen by reasoning about the
+# visitor (above), not fitted; their effect is measured in bench/MATCHING.md ("A decision rule with the
+# visitor's costs").
+@dataclass(frozen=True)
+class Costs:
+    wrong_direct: float = 2.0
+    reword: float = 0.5
+    useless_reword: float = 1.25
+    missed: float = 2.0
+
+
+COSTS = {"embeddings": Costs(), "lexical": Costs(missed=1.5)}
+
+
+def direct_pays(scores, costs: Costs = COSTS["embeddings"]):
+    """Whether answering the best candidate at once costs the visitor less, in expectation, than offering
+    the candidates as a reword. `scores`: the calibrated scores of the best candidates (best first; an
+    array of shape (..., k) works too). Each score is a probability that this candidate is right; since one
+    item at most is right, when they add up to more than 1 they are shared: P(best right) = p1 / max(1, sum).
+    The reword is right when any offer is (P = min(1, sum)), else useless."""
+    p = np.asarray(scores, dtype=float)
+    total = p.sum(axis=-1)
+    best = p[..., 0] / np.maximum(1.0, total)
+    offered = np.minimum(1.0, total)
+    direct = costs.wrong_direct * (1.0 - best)
+    reword = costs.reword * offered + costs.useless_reword * (1.0 - offered)
+    return direct <= reword
+
+
+def decide(
+    ranked: list[Candidate],
+    t: Thresholds,
+    max_rewords: int = 3,
+    *,
+    costs: Costs = COSTS["embeddings"],
+    topic: frozenset[int] | set[int] | None = None,
+) -> tuple[str, list[Candidate]]:
+    """(outcome, candidates to act on) for candidates ranked best first, one per item.
+
+    Direct when the best score reaches the direct threshold and answering costs the visitor less than a
+    reword (direct_pays: a second candidate nearly as likely makes it a reword); Reword when the best score
+    reaches the reword threshold; else Misunderstood. `topic`: the items sharing a vague input's one
+    informative word (topic.py): such an input names a subject, not a question, so it is never answered
+    directly and, whatever its scores, offers the best of those items."""
+    if topic:
+        shared = [c for c in ranked if c.item_id in topic][: max(1, max_rewords)]
+        if shared:
+            return REWORD, shared
     if not ranked or ranked[0].score < t.reword:
         return MISUNDERSTOOD, []
     best = ranked[0]
     second = ranked[1].score if len(ranked) > 1 else 0.0
-    if best.score >= t.direct and best.score - second >= t.margin:
+    if best.score >= t.direct and best.score - second >= t.margin and direct_pays([c.score for c in ranked[:3]], costs):
         return DIRECT, list(ranked)
     floor = max(t.reword, best.score - t.window)
     rewords = [c for c in ranked[: max(1, max_rewords)] if c.score >= floor]

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import calibration, embeddings, heap, workers
-from .decide import CALIBRATION, FUSION, TUNED, Fusion, Thresholds, decide
+from .decide import CALIBRATION, COSTS, FUSION, TUNED, Fusion, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
 from .normalise import normalise
 from .scoring import LinearClassifier, SoftmaxRegression, TopK, sigmoid, softmax, zscore
+from .topic import vague_topic
 from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
 
 Allowed = None | set[int] | frozenset[int] | Callable[[int], bool]
@@ -445,7 +446,15 @@ class Matcher:
     ) -> MatchResult:
         """Rank `text` among the allowed items and decide Direct / Reword / Misunderstood."""
         ranked = self.rank(text, allowed=allowed, k=max(3, max_rewords), evidence=evidence)
-        outcome, candidates = decide(ranked, self.thresholds, max_rewords=max_rewords)
+        # A vague input ("problème carte") is offered the items of its subject (topic.py), never one at once.
+        shared = None
+        if ranked:
+            shared = vague_topic(
+                self.lexical, text[: self.config.max_input_chars], lambda: self._mask(allowed), ranked[0].matched_text
+            )
+        topic = None if shared is None else frozenset(int(self.item_ids[i]) for i in shared)
+        costs = COSTS[self.config.mode]
+        outcome, candidates = decide(ranked, self.thresholds, max_rewords=max_rewords, costs=costs, topic=topic)
         return MatchResult(
             outcome=outcome,
             candidates=candidates,

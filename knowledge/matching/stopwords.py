@@ -38,3 +38,32 @@ STOP_WORDS: dict[str, frozenset[str]] = {
 def stop_words(language: str) -> frozenset[str]:
     """The stop words of `language` (empty for a language without a list)."""
     return STOP_WORDS.get(language[:2].lower(), frozenset())
+
+
+# Words that open or frame a question without saying what it is about: greetings, politeness, "I have a
+# question / a problem about", "I need help / information". Not stop words (an item may be about "help"),
+# only what topic.py sets aside to see whether an input names a subject rather than a question.
+_FR_FILLERS = """
+bonjour bonsoir salut coucou hello allo merci svp stp sil plait madame monsieur question questions probleme
+problemes souci soucis aide aider besoin renseignement renseignements information informations info infos
+demande demander savoir voudrais veux voulais aimerais souhaite souhaiterais concernant propos sujet avoir
+"""
+_EN_FILLERS = """
+hello hi hey hiya good morning afternoon evening thanks thank please question questions problem problems issue
+issues help need info information know want wanted like regarding concerning sir madam ask asking got
+"""
+_NL_FILLERS = """
+hallo hoi hey goedemorgen goedemiddag goedenavond dag beste bedankt dank alstublieft alsjeblieft graag vraag
+vragen vraagje probleem problemen hulp helpen informatie info weten wil wilde willen betreft meneer mevrouw
+"""
+
+FILLER_WORDS: dict[str, frozenset[str]] = {
+    "fr": frozenset(_FR_FILLERS.split()),
+    "en": frozenset(_EN_FILLERS.split()),
+    "nl": frozenset(_NL_FILLERS.split()),
+}
+
+
+def filler_words(language: str) -> frozenset[str]:
+    """The filler words of `language` (empty for a language without a list)."""
+    return FILLER_WORDS.get(language[:2].lower(), frozenset())

@@ -106,7 +106,10 @@ def test_decide_rules():
     t = Thresholds(direct=0.6, reword=0.3, margin=0.1, window=0.2)
     assert decide([], t)[0] == "misunderstood"
     assert decide([_c(1, 0.29)], t) == ("misunderstood", [])
-    assert decide([_c(1, 0.9), _c(2, 0.5)], t)[0] == "direct"
+    assert decide([_c(1, 0.9), _c(2, 0.1)], t)[0] == "direct"
+    # a second candidate half as likely makes answering at once cost the visitor more than a reword
+    # (decide.COSTS: P(best right) = 0.9 / 1.4, a wrong answer costs 4 rewords)
+    assert decide([_c(1, 0.9), _c(2, 0.5)], t)[0] == "reword"
     # clear score but no margin over the second: reword between the two
     outcome, cands = decide([_c(1, 0.9), _c(2, 0.85), _c(3, 0.5)], t)
     assert outcome == "reword" and [c.item_id for c in cands] == [1, 2]
