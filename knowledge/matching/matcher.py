@@ -22,6 +22,10 @@ from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
 Allowed = None | set[int] | frozenset[int] | Callable[[int], bool]
 PER_MODEL_EVIDENCE = {"use_top", "use_max", "minilm_top", "minilm_max"}
 logger = logging.getLogger(__name__)
+# A process's background trainings (classifiers, calibrations) run one at a time: each holds a second index and
+# the temporaries of its fit, and a bot's languages built together (French, then English) ran theirs at once,
+# adding their peaks (bench/INDEX_FILES.md); the cores are the talks' meanwhile anyway.
+_BACKGROUND = threading.Lock()
 
 
 @dataclass
@@ -224,7 +228,8 @@ class Matcher:
             try:
                 if trainer is not None:
                     trainer.join()
-                run()
+                with _BACKGROUND:
+                    run()
             finally:
                 self._final()
 
@@ -245,10 +250,14 @@ class Matcher:
                 if not (cfg.calibrates and n_items > 1):  # else the calibration, which follows, sets it
                     self._final()
 
+        def train_in_turn() -> None:
+            with _BACKGROUND:
+                train()
+
         if cost <= cfg.sync_training_cost:
             train()
         else:
-            self._trainer = threading.Thread(target=train, name="matcher-classifier", daemon=True)
+            self._trainer = threading.Thread(target=train_in_turn, name="matcher-classifier", daemon=True)
             self._trainer.start()
 
     def column_scale(self) -> np.ndarray | None:
