@@ -156,6 +156,7 @@ def decide(
     *,
     costs: Costs = COSTS["embeddings"],
     topic: frozenset[int] | set[int] | None = None,
+    written: bool = False,
 ) -> tuple[str, list[Candidate]]:
     """(outcome, candidates to act on) for candidates ranked best first, one per item.
 
@@ -172,8 +173,15 @@ def decide(
         return MISUNDERSTOOD, []
     best = ranked[0]
     second = ranked[1].score if len(ranked) > 1 else 0.0
-    if best.score >= t.direct and best.score - second >= t.margin and direct_pays([c.score for c in ranked[:3]], costs):
+    confident = best.score >= t.direct and best.score - second >= t.margin
+    # `written`: the input is, word for word, a formulation of the best item and of no other: the bot's author
+    # wrote it for that item, whatever the rivals' scores (the lexical scores of rivals sharing some of its words
+    # were taken for doubt: « Quels documents pour ouvrir un compte ? » was offered beside « Comment ouvrir un
+    # compte ? » instead of answered).
+    if confident and (written or direct_pays([c.score for c in ranked[:3]], costs)):
         return DIRECT, list(ranked)
-    floor = max(t.reword, best.score - t.window)
+    # Not answered for the rivals that share the evidence (two items written with the same words): they are
+    # offered beside it, whatever the window; a reword of the best alone would be the direct answer refused.
+    floor = t.reword if confident else max(t.reword, best.score - t.window)
     rewords = [c for c in ranked[: max(1, max_rewords)] if c.score >= floor]
     return REWORD, rewords

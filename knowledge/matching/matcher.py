@@ -463,7 +463,14 @@ class Matcher:
             )
         topic = None if shared is None else frozenset(int(self.item_ids[i]) for i in shared)
         costs = COSTS[self.config.mode]
-        outcome, candidates = decide(ranked, self.thresholds, max_rewords=max_rewords, costs=costs, topic=topic)
+        outcome, candidates = decide(
+            ranked,
+            self.thresholds,
+            max_rewords=max_rewords,
+            costs=costs,
+            topic=topic,
+            written=self._written(text, ranked),
+        )
         return MatchResult(
             outcome=outcome,
             candidates=candidates,
@@ -471,6 +478,15 @@ class Matcher:
             normalised=normalise(text[: self.config.max_input_chars], self.language),
             language=self.language,
         )
+
+    def _written(self, text: str, ranked: list[Candidate]) -> bool:
+        """Whether the input is one of the best item's formulations, word for word, and none of another ranked one."""
+        if not ranked:
+            return False
+        said = normalise(text[: self.config.max_input_chars], self.language)
+        if not said or normalise(ranked[0].matched_text, self.language) != said:
+            return False
+        return all(normalise(c.matched_text, self.language) != said for c in ranked[1:])
 
     def read(self, text: str) -> tuple | None:
         """The input's evidence (what the models and the lexical index say of it, weighed among all the

@@ -85,9 +85,11 @@ def test_chat_variable_sets_and_deletes_what_the_conditions_read(chatbox, adviso
 
 
 def test_an_answer_sets_variables_that_later_answers_read(chatbox, demo_bot, advisor):
-    statement = item_with_answer(demo_bot, "Je suis chef d'entreprise", "Bien noté.")
+    # Words of its own: the demo bot's « Je suis chef d'entreprise » sets client_type already (test_demo.py), and
+    # two items written alike are offered as a reword, not answered.
+    statement = item_with_answer(demo_bot, "Activez mon profil ZX81", "Bien noté.")
     branch(statement, 0, "C'est noté, vous êtes un client ${client_type}.", sets={"client_type": "pro"})
-    values = chatbox.talk("Je suis chef d'entreprise")
+    values = chatbox.talk("Activez mon profil ZX81")
     # The branch without condition always holds; its variables are set before its text is rendered.
     assert values["text"] == "C'est noté, vous êtes un client pro."
     assert stored(chatbox) == {"client_type": "pro"}

@@ -149,3 +149,20 @@ def test_greetings_and_framing_words_are_not_informative():
     assert informative_words("Hello, I have a question about my card", "en") == ["card"]
     assert informative_words("Hallo, ik heb een vraag over mijn pas", "nl") == ["pas"]
     assert informative_words("Ma carte a été avalée par le distributeur", "fr") != ["carte"]
+
+
+@pytest.mark.parametrize("use_embeddings", CONFIGS)
+def test_a_formulation_typed_word_for_word_is_answered_and_one_two_items_share_offers_both(use_embeddings):
+    """The bot's author wrote it for that item: rivals sharing some of its words are no doubt; two items written
+    alike are (the visitor is offered both, not the best alone, which would be the refused answer)."""
+    bot = dict(FRENCH)
+    bot[7] = ["Quels documents pour ouvrir un compte ?", "Pièces à fournir pour un nouveau compte"]
+    bot[8] = ["Comment ouvrir un compte ?", "Je veux devenir client"]
+    matcher = Matcher.build("fr", _entries(bot), config=MatcherConfig(use_embeddings=use_embeddings))
+    for item, texts in bot.items():
+        result = matcher.match(texts[0])
+        assert (result.outcome, result.candidates[0].item_id) == ("direct", item), texts[0]
+    bot[9] = ["Comment faire un virement ?", "Virement permanent"]  # item 4's first formulation, word for word
+    matcher = Matcher.build("fr", _entries(bot), config=MatcherConfig(use_embeddings=use_embeddings))
+    result = matcher.match("Comment faire un virement ?")
+    assert result.outcome == "reword" and {c.item_id for c in result.candidates} >= {4, 9}
