@@ -292,11 +292,11 @@ class Snapshot:
         """The language's matcher: read from its stored files when a process of the machine built it for this
         knowledge version (index_files.py), else built here from the stored vectors, and stored."""
         wanted = settings.MATCHING_EMBEDDINGS and matching.embeddings_available()
-        found = self._stored_matcher(language, "embeddings" if wanted else "lexical")
+        mode = "embeddings" if wanted else "lexical"
+        found = self._stored_matcher(language, mode)
         if found is not None:
             self._provisional.discard(language)
             return found
-        mode = "embeddings" if wanted else "lexical"
         with index_files.building(self.bot_uuid, self.version, f"{language}-{mode}"):
             # Another process may have built it while this one waited for the lock.
             found = self._stored_matcher(language, mode) or self._build_from_database(language, wanted)

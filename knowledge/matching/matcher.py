@@ -455,6 +455,7 @@ class Matcher:
     ) -> MatchResult:
         """Rank `text` among the allowed items and decide Direct / Reword / Misunderstood."""
         ranked = self.rank(text, allowed=allowed, k=max(3, max_rewords), evidence=evidence)
+        said = normalise(text[: self.config.max_input_chars], self.language)
         # A vague input ("problème carte") is offered the items of its subject (topic.py), never one at once.
         shared = None
         if ranked:
@@ -462,29 +463,22 @@ class Matcher:
                 self.lexical, text[: self.config.max_input_chars], lambda: self._mask(allowed), ranked[0].matched_text
             )
         topic = None if shared is None else frozenset(int(self.item_ids[i]) for i in shared)
-        costs = COSTS[self.config.mode]
         outcome, candidates = decide(
             ranked,
             self.thresholds,
             max_rewords=max_rewords,
-            costs=costs,
+            costs=COSTS[self.config.mode],
             topic=topic,
-            written=self._written(text, ranked),
+            written=self._written(said, ranked),
         )
         return MatchResult(
-            outcome=outcome,
-            candidates=candidates,
-            ranked=ranked,
-            normalised=normalise(text[: self.config.max_input_chars], self.language),
-            language=self.language,
+            outcome=outcome, candidates=candidates, ranked=ranked, normalised=said, language=self.language
         )
 
-    def _written(self, text: str, ranked: list[Candidate]) -> bool:
-        """Whether the input is one of the best item's formulations, word for word, and none of another ranked one."""
-        if not ranked:
-            return False
-        said = normalise(text[: self.config.max_input_chars], self.language)
-        if not said or normalise(ranked[0].matched_text, self.language) != said:
+    def _written(self, said: str, ranked: list[Candidate]) -> bool:
+        """Whether the input (`said`, normalised) is one of the best item's formulations, word for word, and none
+        of another ranked one."""
+        if not ranked or not said or normalise(ranked[0].matched_text, self.language) != said:
             return False
         return all(normalise(c.matched_text, self.language) != said for c in ranked[1:])
 
