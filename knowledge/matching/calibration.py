@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import embeddings
 from .decide import COSTS, Calibration, Costs, Thresholds, direct_pays
 from .scoring import softmax
 
@@ -109,14 +108,12 @@ def probe(m: Matcher, groups=(), limit: int = MAX_PROBES):
 def _probe_round(m: Matcher, held: list[int], groups):
     from .matcher import Matcher  # the matcher imports this module
 
-    held_set = set(held)
-    # The matcher keeps its vectors decoded, not in its entries: the shadow gets them back as stored bytes.
-    vectors = m.vectors
-    rest = [
-        e if vectors is None else replace(e, vector=embeddings.to_bytes(vectors[i]))
-        for i, e in enumerate(m.entries)
-        if i not in held_set
-    ]
+    keep = np.ones(len(m.entries), dtype=bool)
+    keep[held] = False
+    rest = [e for e, kept in zip(m.entries, keep, strict=True) if kept]
+    # The matcher keeps its vectors decoded, not in its entries: the shadow gets those rows of them (one copy,
+    # not each vector encoded to stored bytes and decoded again: a big bot's build peaked there).
+    vectors = m.vectors[keep] if m.vectors is not None else None
     # The shadow index is the bot without these probes, weighed as the bot is (same regime, fusion and
     # classifier kind), its regression trained here (this runs where the bot's own one was trained).
     shadow_config = replace(
@@ -126,7 +123,8 @@ def _probe_round(m: Matcher, held: list[int], groups):
         minilm_weight=m.fusion.minilm,
         sync_training_cost=float("inf"),
     )
-    shadow = Matcher.build(m.language, rest, groups, shadow_config)
+    shadow = Matcher.build(m.language, rest, groups, shadow_config, vectors=vectors)
+    del rest, vectors
     first_row = np.searchsorted(m.row_entry, np.arange(len(m.entries)))
     n = len(held)
     # Per probe: its three best candidates in scope (share, similarity; padding has similarity 0, never

@@ -134,8 +134,11 @@ class Matcher:
         entries: Iterable[FormulationEntry],
         groups: Iterable[MatchingGroupDef] = (),
         config: MatcherConfig | None = None,
+        vectors: np.ndarray | None = None,
     ) -> Matcher:
-        """Index `entries` (one language) with `groups`; stored vectors are reused, missing ones computed."""
+        """Index `entries` (one language) with `groups`; stored vectors are reused, missing ones computed.
+        `vectors`: the entries' vectors decoded already, one row per entry in the order of `entries` sorted by
+        (item, id) (the calibration's second index gets its bot's, not a stored copy of each to decode)."""
         config = config or MatcherConfig()
         if config.use_embeddings and not embeddings.available():
             # Asked for embeddings on a machine without the model package (or with MATCHING_EMBEDDINGS=off):
@@ -170,7 +173,7 @@ class Matcher:
         m.topk = TopK(m.row_item, m.item_starts, len(row_text))
         m.lexical = LexicalIndex(row_text, language, spelling=config.spelling, row_item=m.row_item)
         if config.use_embeddings and m.entries:
-            m._load_vectors()
+            m._load_vectors(vectors)
             if len(item_ids) > 1:
                 labels = entry_item.astype(np.int64)
                 cost = SoftmaxRegression.cost(len(labels), m.vectors.shape[1], len(item_ids))
@@ -283,10 +286,13 @@ class Matcher:
     def _encode(self, texts: list[str]) -> np.ndarray:
         return embeddings.encode(texts, self.language, with_minilm=self._with_minilm())
 
-    def _load_vectors(self) -> None:
+    def _load_vectors(self, decoded: np.ndarray | None = None) -> None:
         both = self._with_minilm()
         self.n_parts = 2 if both else 1
         width = embeddings.USE_DIM + (embeddings.MINILM_DIM if both else 0)
+        if decoded is not None and decoded.shape == (len(self.entries), width):
+            self.vectors = decoded
+            return
         vecs = np.zeros((len(self.entries), width), dtype=np.float32)
         missing: list[int] = []
         for i, e in enumerate(self.entries):
