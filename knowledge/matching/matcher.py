@@ -290,21 +290,24 @@ class Matcher:
         both = self._with_minilm()
         self.n_parts = 2 if both else 1
         width = embeddings.USE_DIM + (embeddings.MINILM_DIM if both else 0)
-        if decoded is not None and decoded.shape == (len(self.entries), width):
+        if decoded is not None:
+            # Given rows that do not fit are the caller's mistake: said, not every vector silently encoded again.
+            if decoded.shape != (len(self.entries), width):
+                raise ValueError(f"vectors of shape {decoded.shape} for {len(self.entries)} entries of width {width}")
             self.vectors = decoded
-            return
-        vecs = np.zeros((len(self.entries), width), dtype=np.float32)
-        missing: list[int] = []
-        for i, e in enumerate(self.entries):
-            v = embeddings.from_bytes(e.vector, self.language, with_minilm=both)
-            if v is None:
-                missing.append(i)
-            else:
-                vecs[i] = v
-        if missing:
-            vecs[missing] = self._encode([self.entries[i].text for i in missing])
-        self.computed_vectors = len(missing)
-        self.vectors = vecs
+        else:
+            vecs = np.zeros((len(self.entries), width), dtype=np.float32)
+            missing: list[int] = []
+            for i, e in enumerate(self.entries):
+                v = embeddings.from_bytes(e.vector, self.language, with_minilm=both)
+                if v is None:
+                    missing.append(i)
+                else:
+                    vecs[i] = v
+            if missing:
+                vecs[missing] = self._encode([self.entries[i].text for i in missing])
+            self.computed_vectors = len(missing)
+            self.vectors = vecs
         # Decoded, the stored bytes are dead weight: kept in the entries they were a third of an index's memory.
         self.entries = [e if e.vector is None else replace(e, vector=None) for e in self.entries]
 

@@ -5,6 +5,7 @@ decode again). Allocations are counted by tracemalloc, which numpy reports to: a
 import tracemalloc
 
 import numpy as np
+import pytest
 
 from knowledge.matching import embeddings
 from knowledge.matching.matcher import Matcher, MatcherConfig
@@ -82,10 +83,11 @@ def test_the_calibrations_second_index_gets_the_bots_vectors_not_stored_bytes(mo
     given = []
     built = Matcher.build
 
-    def build(cls_language, entries_, groups=(), config=None, vectors=None):
+    def build(language, entries_, groups=(), config=None, vectors=None):
+        shadow = built(language, entries_, groups, config, vectors=vectors)
         if config is not None and not config.calibrate:  # the calibration's second index
-            given.append((vectors, entries_))
-        return built(cls_language, entries_, groups, config, vectors=vectors)
+            given.append((vectors, entries_, shadow))
+        return shadow
 
     monkeypatch.setattr(Matcher, "build", staticmethod(build))
     monkeypatch.setattr(embeddings, "available", lambda: True)
@@ -94,9 +96,19 @@ def test_the_calibrations_second_index_gets_the_bots_vectors_not_stored_bytes(mo
     m.wait_ready()
 
     assert m.calibrated is not None and given, "the bot was calibrated on a second index"
-    for shadow_vectors, rest in given:
+    for shadow_vectors, rest, shadow in given:
         assert all(e.vector is None for e in rest)  # no vector encoded to stored bytes for it
+        assert shadow.vectors is shadow_vectors and shadow.computed_vectors == 0  # used as given, none encoded
         assert 0 < len(rest) < len(entries) and shadow_vectors.dtype == np.float32
         # Each row is its own formulation's vector, exactly (not a float16 round trip).
         own = vectors[[int(e.text.split("variante")[1]) for e in rest]]
         assert np.array_equal(shadow_vectors, own)
+
+
+def test_vectors_that_do_not_fit_the_entries_are_refused_not_encoded_again(monkeypatch):
+    monkeypatch.setattr(embeddings, "available", lambda: True)
+    monkeypatch.setattr(Matcher, "_encode", lambda self, texts: pytest.fail("vectors encoded again"))
+    entries = [FormulationEntry(id=i + 1, item_id=i // 2 + 1, text=f"mot{i}") for i in range(6)]
+    config = MatcherConfig(use_embeddings=True, english_model=False, calibrate=False)
+    with pytest.raises(ValueError, match="vectors of shape"):
+        Matcher.build("fr", entries, (), config, vectors=np.zeros((5, embeddings.USE_DIM), dtype=np.float32))
