@@ -1,6 +1,6 @@
 """What the visitor sees, per bot: Direct / Reword / Misunderstood on answerable questions and out-of-scope
-rejection with held-out intents, on BANKING77 and the French and Dutch sets of bench/data, with the priors
-and with the per-bot calibration (knowledge/matching/calibration.py), in both configurations.
+rejection with held-out intents, on BANKING77 and the French and Dutch sets of bench/data (LANGUAGE_SETS), with
+the priors and with the per-bot calibration (knowledge/matching/calibration.py), in both configurations.
 
 Usage (from the repo root): .venv/bin/python bench/matching.py --decisions [--every 4] [--cache DIR].
 See bench/MATCHING.md ("Decisions") for the protocol and the figures.
@@ -25,6 +25,9 @@ from knowledge.matching.decide import DIRECT, MISUNDERSTOOD, REWORD
 
 DATA = Path(__file__).resolve().parent / "data"
 HELD_OUT_SHARE = 0.2  # share of the items removed to make out-of-scope questions
+# The French and Dutch sets of bench/data: ours (fr_shop, nl_gemeente), then NLP.js's French corpus, not written
+# by us and never used to choose anything (bench/data/README.md).
+LANGUAGE_SETS = ("fr_shop", "nl_gemeente", "nlpjs_fr")
 
 
 @dataclass
@@ -204,7 +207,7 @@ def run_devset(devset: DevSet, configs, cache: VectorCache, variants, held_out_s
 def run(banking77: Path, configs, every: int = 4, cache_dir: Path | None = None, fr_nl_seeds=(0, 1, 2)):
     cache = VectorCache(cache_dir)
     results = {}
-    for name in ("fr_shop", "nl_gemeente"):
+    for name in LANGUAGE_SETS:
         d = load_devset(name)
         results[name] = run_devset(d, configs, cache, [("full", d.kb)], held_out_seeds=fr_nl_seeds)
     b = load_banking77(banking77, every)

@@ -11,7 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from bench._common import per_item_sample
-from bench.matching_decisions import DevSet, VectorCache, build, held_out, load_banking77, load_devset
+from bench.matching_decisions import (
+    LANGUAGE_SETS,
+    DevSet,
+    VectorCache,
+    build,
+    held_out,
+    load_banking77,
+    load_devset,
+)
 from knowledge.matching import embeddings as emb
 from knowledge.matching.decide import EVIDENCE, MISUNDERSTOOD
 from knowledge.matching.scoring import softmax
@@ -133,7 +141,7 @@ def bound(label: str, m, index, devset: DevSet, answerable: set[str], cache: Vec
 def run(banking77, configs, every: int = 8, cache_dir=None, fr_nl_seeds=(0, 1, 2)) -> dict:
     """Each set and configuration, full knowledge base (written out-of-scope questions) and held-out intents."""
     cache = VectorCache(cache_dir)
-    sets = [load_devset("fr_shop"), load_devset("nl_gemeente")]
+    sets = [load_devset(name) for name in LANGUAGE_SETS]
     b77 = load_banking77(banking77, every)
     results = {}
     for cname in configs:
