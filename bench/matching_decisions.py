@@ -25,9 +25,9 @@ from knowledge.matching.decide import DIRECT, MISUNDERSTOOD, REWORD
 
 DATA = Path(__file__).resolve().parent / "data"
 HELD_OUT_SHARE = 0.2  # share of the items removed to make out-of-scope questions
-# The French and Dutch sets of bench/data: ours (fr_shop, nl_gemeente), then NLP.js's French corpus, not written
-# by us and never used to choose anything (bench/data/README.md).
-LANGUAGE_SETS = ("fr_shop", "nl_gemeente", "nlpjs_fr")
+# The French and Dutch sets of bench/data: ours (fr_shop, nl_gemeente), then corpora not written by us and never
+# used to choose anything: NLP.js's French one and Home Assistant's Dutch and French ones (bench/data/README.md).
+LANGUAGE_SETS = ("fr_shop", "nl_gemeente", "nlpjs_fr", "ha_nl", "ha_fr")
 
 
 @dataclass
