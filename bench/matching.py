@@ -2,7 +2,7 @@
 
 Usage (from the repo root): .venv/bin/python bench/matching.py [PATH_TO_BANKING77] [--config both|default|lexical]
 [--seeds 0 1 2] [--no-scaling] [--tune] [--quick] [--decisions [--every N] [--cache DIR]] [--calibration-cost]
-[--oos-bound].
+[--oos-bound] [--loo].
 See bench/MATCHING.md for the figures and what they mean; the decisions (what the visitor sees, out of scope,
 priors against the per-bot calibration, French and Dutch sets) are in bench/matching_decisions.py.
 """
@@ -529,6 +529,11 @@ def main(argv=None):
         action="store_true",
         help="the best out-of-scope F1 any threshold could give, chosen on the test questions themselves, then stop",
     )
+    ap.add_argument(
+        "--loo",
+        action="store_true",
+        help="leave one corpus out: the calibration's utility chosen on the other corpora, scored on each, then stop",
+    )
     ap.add_argument("--every", type=int, default=4, help="with --decisions: every N-th BANKING77 test question")
     ap.add_argument("--cache", type=Path, default=None, help="with --decisions: keep computed vectors in this folder")
     ap.add_argument(
@@ -537,8 +542,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     path = Path(args.path)
-    if args.decisions or args.calibration_cost or args.oos_bound:
-        from bench import matching_decisions, oos_bound
+    if args.decisions or args.calibration_cost or args.oos_bound or args.loo:
+        from bench import matching_decisions, matching_loo, oos_bound
 
         configs = ["default", "lexical"] if args.config == "both" else [args.config]
         if "default" in configs and not emb.available():
@@ -549,6 +554,8 @@ def main(argv=None):
             matching_decisions.calibration_cost(path, configs, cache_dir=args.cache)
         if args.oos_bound:
             oos_bound.run(path, configs, every=args.every, cache_dir=args.cache)
+        if args.loo and emb.available():
+            matching_loo.run(path, every=args.every, cache_dir=args.cache)
         return
     train, test = load_split(path, "train"), load_split(path, "test")
     cats = sorted({c for _, c in train})
