@@ -1,8 +1,9 @@
 """Stop words per language: function words that carry no intent, written without accents (post-normalisation).
 
-Kept out on purpose: negations (pas, not, niet), yes/no words (oui, non, yes, no, ja, nee) and
-question words (comment, why, waarom...), because they tell intents apart in short inputs and
-decision-tree answers.
+Kept out on purpose: negations (pas, not, niet), yes/no words (oui, non, yes, no, ja, nee),
+question words (comment, why, waarom...) and the particles that turn a verb around (on / off, up / down,
+in / out; aan / uit / in: "turn off", "top up", "log out", "zet ... uit", "schakel ... in"), because they
+tell intents apart in short inputs and decision-tree answers.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ donc or ni car mais si tres plus bien aussi alors puis deja estce quelle quel qu
 """
 
 _EN = """
-a an the and or but if of at by for with about to from in on into onto over under up down out off
+a an the and or but if of at by for with about to from into onto over under
 i me my mine myself we us our ours you your yours he him his she her hers it its they them their
 theirs this that these those am is are was were be been being have has had having do does did doing
 would should could will shall can may might must just so too very s t there here then than also
 """
 
 _NL = """
-de het een en of maar als dat die dit deze van voor met aan op in uit bij naar om over onder tot
+de het een en of maar als dat die dit deze van voor met op bij naar om over onder tot
 door ik me mij mijn je jij jou jouw u uw hij hem zijn zij ze haar wij we ons onze jullie hun hen
 is ben bent was waren wordt worden werd zal zullen kan kunnen moet moeten heb hebt heeft hebben had
 er hier daar dan toch ook al nog wel zo te s t

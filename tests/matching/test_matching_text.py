@@ -116,3 +116,14 @@ def test_stemming_is_language_specific():
     assert stem("betalingen", "nl") == stem("betaling", "nl")
     # an unknown language leaves words alone
     assert stem("cartes", "xx") == "cartes"
+
+
+def test_particles_that_turn_a_verb_around_are_kept():
+    # "turn on" / "turn off", "top up", "log in" / "log out", "zet aan" / "zet uit", "schakel in": the particle is
+    # what tells two items apart.
+    assert content_words("How do I turn off notifications?", "en") == ["how", "turn", "off", "notifications"]
+    assert content_words("top up my card", "en") == ["top", "up", "card"]
+    assert content_words("Zet de verwarming uit", "nl") == ["zet", "verwarming", "uit"]
+    assert content_words("Schakel de wifi in", "nl") == ["schakel", "wifi", "in"]
+    # Plain prepositions stay stop words.
+    assert content_words("Ik woon op de tweede verdieping", "nl") == ["woon", "tweede", "verdieping"]
