@@ -41,6 +41,19 @@ def stop_words(language: str) -> frozenset[str]:
     return STOP_WORDS.get(language[:2].lower(), frozenset())
 
 
+# The particles kept out of the stop words (see above): they tell two items apart, but alone they name no
+# subject ("a question on my card" is about the card), which is what topic.py asks of a word.
+PARTICLES: dict[str, frozenset[str]] = {
+    "en": frozenset(["in", "on", "off", "up", "down", "out"]),
+    "nl": frozenset(["aan", "uit", "in"]),
+}
+
+
+def particles(language: str) -> frozenset[str]:
+    """The verb particles of `language` that are not stop words (empty for a language without any)."""
+    return PARTICLES.get(language[:2].lower(), frozenset())
+
+
 # Words that open or frame a question without saying what it is about: greetings, politeness, "I have a
 # question / a problem about", "I need help / information". Not stop words (an item may be about "help"),
 # only what topic.py sets aside to see whether an input names a subject rather than a question.

@@ -10,7 +10,7 @@ import numpy as np
 
 from .normalise import normalise
 from .stemming import stem
-from .stopwords import filler_words, stop_words
+from .stopwords import filler_words, particles, stop_words
 from .tokenise import tokenise
 
 if TYPE_CHECKING:
@@ -24,9 +24,9 @@ MIN_SHARED_ITEMS = 2
 
 
 def informative_words(text: str, language: str) -> list[str]:
-    """The words of `text` that say what it is about: neither stop words nor fillers."""
+    """The words of `text` that say what it is about: neither stop words, verb particles nor fillers."""
     words = tokenise(normalise(text, language), language)
-    set_aside = stop_words(language) | filler_words(language)
+    set_aside = stop_words(language) | particles(language) | filler_words(language)
     return [w for w in words if w not in set_aside]
 
 

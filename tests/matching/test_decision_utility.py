@@ -149,6 +149,9 @@ def test_greetings_and_framing_words_are_not_informative():
     assert informative_words("Hello, I have a question about my card", "en") == ["card"]
     assert informative_words("Hallo, ik heb een vraag over mijn pas", "nl") == ["pas"]
     assert informative_words("Ma carte a été avalée par le distributeur", "fr") != ["carte"]
+    # Verb particles tell items apart in the ranking, but name no subject.
+    assert informative_words("Hi, I have a question on my card", "en") == ["card"]
+    assert informative_words("Ik heb een probleem in de app", "nl") == ["app"]
 
 
 @pytest.mark.parametrize("use_embeddings", CONFIGS)
