@@ -41,8 +41,9 @@ def stop_words(language: str) -> frozenset[str]:
     return STOP_WORDS.get(language[:2].lower(), frozenset())
 
 
-# The particles kept out of the stop words (see above): they tell two items apart, but alone they name no
-# subject ("a question on my card" is about the card), which is what topic.py asks of a word.
+# The particles kept out of the stop words (see above): they tell two items apart, but before the end of an
+# input they are mostly prepositions that name no subject ("a question on my card" is about the card), which is
+# what topic.py asks of a word.
 PARTICLES: dict[str, frozenset[str]] = {
     "en": frozenset(["in", "on", "off", "up", "down", "out"]),
     "nl": frozenset(["aan", "uit", "in"]),

@@ -24,10 +24,14 @@ MIN_SHARED_ITEMS = 2
 
 
 def informative_words(text: str, language: str) -> list[str]:
-    """The words of `text` that say what it is about: neither stop words, verb particles nor fillers."""
+    """The words of `text` that say what it is about: neither stop words, fillers nor verb particles but the last
+    word (there a particle belongs to the verb and says which item: "Ventilator uit", "log me out"; elsewhere it
+    is mostly a preposition: "a question on my card")."""
     words = tokenise(normalise(text, language), language)
-    set_aside = stop_words(language) | particles(language) | filler_words(language)
-    return [w for w in words if w not in set_aside]
+    set_aside = stop_words(language) | filler_words(language)
+    loose = particles(language)
+    last = len(words) - 1
+    return [w for n, w in enumerate(words) if w not in set_aside and (n == last or w not in loose)]
 
 
 def vague_topic(

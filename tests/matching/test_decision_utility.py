@@ -149,9 +149,11 @@ def test_greetings_and_framing_words_are_not_informative():
     assert informative_words("Hello, I have a question about my card", "en") == ["card"]
     assert informative_words("Hallo, ik heb een vraag over mijn pas", "nl") == ["pas"]
     assert informative_words("Ma carte a été avalée par le distributeur", "fr") != ["carte"]
-    # Verb particles tell items apart in the ranking, but name no subject.
+    # Verb particles tell items apart in the ranking but, before the end of the input, name no subject; at the end
+    # they belong to the verb and say which item.
     assert informative_words("Hi, I have a question on my card", "en") == ["card"]
     assert informative_words("Ik heb een probleem in de app", "nl") == ["app"]
+    assert informative_words("Ventilator uit", "nl") == ["ventilator", "uit"]
 
 
 @pytest.mark.parametrize("use_embeddings", CONFIGS)
