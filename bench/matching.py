@@ -554,8 +554,11 @@ def main(argv=None):
             matching_decisions.calibration_cost(path, configs, cache_dir=args.cache)
         if args.oos_bound:
             oos_bound.run(path, configs, every=args.every, cache_dir=args.cache)
-        if args.loo and emb.available():
-            matching_loo.run(path, every=args.every, cache_dir=args.cache)
+        if args.loo:
+            if emb.available():
+                matching_loo.run(path, every=args.every, cache_dir=args.cache)
+            else:  # the calibration it chooses for runs in the default configuration only
+                print("--loo needs the embeddings' models (the default configuration): nothing measured")
         return
     train, test = load_split(path, "train"), load_split(path, "test")
     cats = sorted({c for _, c in train})

@@ -118,8 +118,9 @@ CALIBRATION = {
 # - a reword none of whose offers is right (or a question out of the bot's scope): a click read for
 #   nothing, then the visitor rephrases (1.25: between a good reword and a miss);
 # - out of scope and said so (misunderstood): 0, the right outcome.
-# These are the same costs the per-bot calibration (calibration.py) minimises over a bot's own held-out
-# formulations to place its Direct / Reword thresholds; decide() adds the part no threshold on the best score
+# The per-bot calibration (calibration.py) minimises these costs over a bot's own held-out formulations to
+# place its Direct / Reword thresholds (a missed probe counting calibration.MISSED_PROBE: held-out formulations
+# are harder than visitors' questions); decide() adds the part no threshold on the best score
 # can see: how the evidence is shared among the best candidates. Ratios chosen by reasoning about the
 # visitor (above), not fitted; their effect is measured in bench/MATCHING.md ("A decision rule with the
 # visitor's costs").
