@@ -65,7 +65,13 @@ class SlotStream:
         return self
 
     def __next__(self) -> bytes:
-        chunk = next(self.chunks)
+        try:
+            chunk = next(self.chunks)
+        except StopIteration:
+            # Freed before the server sends the response's end: a client that starts its next export as soon
+            # as this one is downloaded must not be told that this one is still running.
+            self.close()
+            raise
         self.slot.renew()
         return chunk
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from lxml import etree
 
 from accounts.models import ApiToken
-from knowledge.exchange.exports import ExportSlot
+from knowledge.exchange.exports import ExportSlot, SlotStream
 from knowledge.models import Formulation, KnowledgeItem
 from knowledge.xml import schema
 
@@ -146,6 +146,19 @@ def test_the_slot_is_freed_when_the_client_goes_away(client, rich_bot, personas)
     finally:
         request_finished.connect(close_old_connections)
     assert ExportSlot(personas.alice.user.pk).acquire()
+
+
+def test_the_slot_is_freed_by_the_last_chunk_before_the_server_ends_the_response(personas):
+    """A client that starts its next export the moment the previous download ended is not refused: the
+    slot is freed when the stream runs out, before the server sends the end of the response (and so before
+    it closes the stream)."""
+    slot = ExportSlot(personas.alice.user.pk)
+    assert slot.acquire()
+    stream = SlotStream(iter([b"<knowledgebase>", b"</knowledgebase>"]), slot)
+    assert b"".join(stream) == b"<knowledgebase></knowledgebase>"
+    assert ExportSlot(personas.alice.user.pk).acquire()
+    stream.close()  # what the server does afterwards frees nothing that is not the stream's own
+    assert not ExportSlot(personas.alice.user.pk).acquire()
 
 
 def test_the_export_streams_with_a_query_count_that_does_not_grow_with_small_bots(client, personas):
