@@ -202,12 +202,16 @@ class ScratchLayout:
             if value:
                 return value
             time.sleep(0.2)
+        raise TimeoutError(f"{what}: not after {timeout} s{self.log_tails()}")
+
+    def log_tails(self, chars: int = 2000) -> str:
+        """The end of each program's log, to say why something did not happen."""
         logs = ""
         for name in ("supervisord.log", "app.log", "nginx-error.log"):
             path = self.dir / "logs" / name
             if path.exists():
-                logs += f"\n--- {name} ---\n" + path.read_text(errors="replace")[-2000:]
-        raise TimeoutError(f"{what}: not after {timeout} s{logs}")
+                logs += f"\n--- {name} ---\n" + path.read_text(errors="replace")[-chars:]
+        return logs
 
     def answers(self) -> bool:
         """The server status answers 200 through nginx."""

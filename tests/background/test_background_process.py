@@ -242,6 +242,13 @@ def test_a_background_process_killed_in_the_middle_of_a_vector_job_leaves_it_to_
             60,
             server,
         )
+        # ... and stores it once its classifier is final (a thread, after the line above): from then on a
+        # background process reads it. Started before, the background process would build it for the machine
+        # itself, as it is meant to.
+        stored = Path(platform.folder) / "indexes" / BOT_UUID
+        until(
+            lambda: any(stored.glob("*/fr-lexical/graph")), "the importing server stores the lexical index", 60, server
+        )
 
         first = Background(platform, "first").start()
         stack.callback(first.close)

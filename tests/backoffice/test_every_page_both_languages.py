@@ -89,6 +89,8 @@ def stored_texts() -> list[str]:
         names = [f.name for f in model._meta.concrete_fields if isinstance(f, (CharField, TextField))]
         for row in model.objects.values_list(*names) if names else ():
             texts.update(" ".join(unescape(re.sub(r"<[^>]+>", " ", v)).split()) for v in row if isinstance(v, str))
+    # A change page's title shows its object's name with a capital first letter (Django's capfirst): data too.
+    texts |= {text[:1].upper() + text[1:] for text in texts}
     return sorted((text for text in texts if " " in text), key=len, reverse=True)
 
 

@@ -342,10 +342,16 @@ def test_both_workers_serve(layout):
             url = f"wss://127.0.0.1:{layout.https_port}/servlet/chatWs"
             # Generous timeouts: a worker that builds the demo bot's matcher for its first talk, on a
             # machine running the rest of the suite beside it, took over 10 s to accept once.
-            socket = sockets.enter_context(connect(url, ssl=context, open_timeout=30))
-            opened.append(socket)
-            socket.send(json.dumps(frame))
-            answer = json.loads(socket.recv(timeout=30))
+            try:
+                socket = sockets.enter_context(connect(url, ssl=context, open_timeout=30))
+                opened.append(socket)
+                socket.send(json.dumps(frame))
+                answer = json.loads(socket.recv(timeout=30))
+            except TimeoutError as error:  # once, under load: what the programs said then
+                held = {pid: established_on(pid, layout.app_port) for pid in workers}
+                raise AssertionError(
+                    f"websocket {len(opened)}: {error!r}; connections held per worker: {held}{layout.log_tails(6000)}"
+                ) from error
             assert answer["type"] == "talkResponse"
             assert "opposition" in decoded(answer["values"]["text"])
             held = {pid: established_on(pid, layout.app_port) for pid in workers}
