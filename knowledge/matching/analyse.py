@@ -1,8 +1,10 @@
-"""Turns text into weighted index terms: normalise, tokenise, stop words, compounds, spelling, stems, bigrams."""
+"""Turns text into weighted index terms: normalise, tokenise, stop words, compounds, Dutch split verbs, spelling,
+stems, bigrams."""
 
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +20,13 @@ CORRECTED_WEIGHT = 0.8
 SPLIT_WEIGHT = 0.9
 BIGRAM_SEPARATOR = "\x1f"
 UNKNOWN = "\x00unknown"
+# Dutch separable verbs' particles: in a main clause the particle goes to the end ("Hoe vraag ik een paspoort
+# aan?" is "aanvragen"). Only a particle that ends the input is read so (elsewhere these are prepositions).
+SEPARABLE_PARTICLES = {
+    "nl": frozenset(["aan", "af", "bij", "door", "in", "mee", "na", "om", "op", "over", "terug", "toe", "uit",
+                     "voor", "weg", "vast", "los", "binnen", "buiten", "langs", "tegen", "neer", "samen"]),
+}  # fmt: skip
+_LAST_WORD = re.compile(r"([^\W\d_]+)[\W\d_]*$")
 
 
 def content_words(text: str, language: str) -> list[str]:
@@ -39,6 +48,35 @@ def index_terms(text: str, language: str) -> tuple[tuple[str, ...], tuple[str, .
     words = [sys.intern(w) for w in content_words(text, language)]
     stems = [sys.intern(stem(w, language)) for w in words]
     return tuple(words), tuple(stems + [sys.intern(b) for b in _bigrams(stems)])
+
+
+@lru_cache(maxsize=100_000)
+def split_verb(text: str, language: str) -> tuple[str, tuple[str, ...]] | None:
+    """(particle, the content words before it) of a text that ends with a separable verb's particle, else None."""
+    particles = SEPARABLE_PARTICLES.get(language[:2])
+    if not particles:
+        return None
+    last = _LAST_WORD.search(text)
+    if last is None or last.group(1).lower() not in particles:  # most texts: no need to tokenise them again
+        return None
+    raw = tokenise(normalise(text, language), language)
+    if len(raw) < 3 or raw[-1] not in particles:
+        return None
+    stops = stop_words(language)
+    return raw[-1], tuple(w for w in raw[:-1] if w not in stops)
+
+
+def whole_verb(particle: str, words, stems: set[str], language: str) -> tuple[int, str] | None:
+    """(position in `words`, stem) of the first word that makes with `particle` a verb whose stem is in `stems`
+    ("vraag" + "aan": "aanvragen", known from another formulation). Only a verb the knowledge base uses whole
+    is rejoined: a noun before the particle makes no known word."""
+    for i, word in enumerate(words):
+        # "vraagt ... aan": the person's -t is not part of the verb's stem ("aanvraagt" is no stem).
+        for form in (word, word[:-1]) if word.endswith("t") else (word,):
+            whole = stem(particle + form, language)
+            if whole in stems:
+                return i, whole
+    return None
 
 
 def _bigrams(stems: list[str]) -> list[str]:
@@ -69,12 +107,19 @@ class QueryAnalyser:
         raw = tokenise(normalise(text, lang), lang)
         raw = self._join_pairs(raw)
         content = [w for w in raw if w not in self.stops] or raw
+        verb = self._separable_verb(raw, content)
+        if verb and content[-1] == raw[-1]:
+            content = content[:-1]  # the particle is part of the whole verb (as in the index, lexical.py)
         # Each position holds the stems it may stand for, with their weights.
         slots: list[list[tuple[str, float]]] = []
         unknown = 0
-        for w in content:
+        for i, w in enumerate(content):
             s = stem(w, lang)
-            if w in self.words or s in self.stems:
+            known = w in self.words or s in self.stems
+            if verb and verb[0] == i:  # a split verb stands for the whole verb (and for itself if known)
+                slots.append([(verb[1], 1.0)] + ([(s, 1.0)] if known else []))
+                continue
+            if known:
                 slots.append([(s, 1.0)])
                 continue
             parts = self._split_compound(w)
@@ -99,6 +144,14 @@ class QueryAnalyser:
                     key = sa + BIGRAM_SEPARATOR + sb
                     weights[key] = weights.get(key, 0.0) + min(wa, wb)
         return QueryTerms(weights, unknown, content)
+
+    def _separable_verb(self, raw: list[str], content: list[str]) -> tuple[int, str] | None:
+        """(position in `content`, stem of the whole verb) of a verb split by the input, as whole_verb()."""
+        particles = SEPARABLE_PARTICLES.get(self.language[:2])
+        if not particles or len(raw) < 3 or raw[-1] not in particles:
+            return None
+        before = content[:-1] if content and content[-1] == raw[-1] else content
+        return whole_verb(raw[-1], before, self.stems, self.language)
 
     def _join_pairs(self, words: list[str]) -> list[str]:
         """Join two adjacent words the index knows as one ("porte monnaie" -> "portemonnaie")."""

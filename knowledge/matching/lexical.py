@@ -7,7 +7,15 @@ from collections import Counter
 
 import numpy as np
 
-from .analyse import BIGRAM_SEPARATOR, QueryAnalyser, QueryTerms, index_terms
+from .analyse import (
+    BIGRAM_SEPARATOR,
+    SEPARABLE_PARTICLES,
+    QueryAnalyser,
+    QueryTerms,
+    index_terms,
+    split_verb,
+    whole_verb,
+)
 
 # Bigrams say more than single words ("card declined" vs "card" + "declined" anywhere) but are
 # rarer, so their TF-IDF weight is scaled down to keep single-word matches meaningful.
@@ -25,13 +33,21 @@ class LexicalIndex:
         flat_terms: list[int] = []
         flat_rows: list[int] = []
         flat_tf: list[int] = []
+        split: list[tuple[int, int, int, tuple[str, tuple[str, ...]]]] = []  # rows that split a verb
+        rejoins = language[:2] in SEPARABLE_PARTICLES
         for row, text in enumerate(texts):
             w, terms = index_terms(text, language)
             words.update(w)
+            start = len(flat_terms)
             for t, c in Counter(terms).items():
                 flat_terms.append(term_id.setdefault(t, len(term_id)))
                 flat_rows.append(row)
                 flat_tf.append(c)
+            verb = rejoins and split_verb(text, language)
+            if verb:
+                split.append((row, start, len(flat_terms), verb))
+        if split:
+            _rejoin_verbs(split, term_id, flat_terms, flat_rows, flat_tf, language)
         terms_list = list(term_id)
         n = max(self.n_rows, 1)
         tid = np.asarray(flat_terms, dtype=np.int64)
@@ -93,6 +109,27 @@ class LexicalIndex:
         np.clip(out, 0.0, 1.0, out=out)
         np.clip(items, 0.0, 1.0, out=items)
         return out, items
+
+
+def _rejoin_verbs(split, term_id: dict[str, int], flat_terms, flat_rows, flat_tf, language: str) -> None:
+    """A row that splits a verb the other formulations write whole ("Hoe vraag ik een paspoort aan?" beside
+    "Paspoort aanvragen") has the whole verb as a term, in place of its particle: the particle is part of it."""
+    stems = {t for t in term_id if BIGRAM_SEPARATOR not in t}
+    for row, start, end, (particle, before) in split:
+        whole = whole_verb(particle, before, stems, language)
+        if whole is None:
+            continue
+        own = flat_terms[start:end]
+        verb = term_id[whole[1]]
+        if verb in own:
+            continue
+        at = own.index(term_id[particle]) if term_id.get(particle) in own else -1
+        if at >= 0:
+            flat_terms[start + at], flat_tf[start + at] = verb, 1
+        else:  # a particle that is a stop word ("door", "op") is no term
+            flat_terms.append(verb)
+            flat_rows.append(row)
+            flat_tf.append(1)
 
 
 class Postings:
