@@ -100,7 +100,9 @@ def outcomes(m, index, questions, answerable: set[str], cache: VectorCache, lang
     q_vectors = None
     if m.vectors is not None:
         width = m.vectors.shape[1]
-        q_vectors = [emb.from_bytes(v, language)[:width] for v in cache.get([t for t, _ in questions], language)]
+        q_vectors = [
+            emb.from_bytes(v, language)[:width] for v in cache.get([m.model_input(t) for t, _ in questions], language)
+        ]
     c = dict.fromkeys(
         ("n", "top1", "direct_right", "direct_wrong", "reword_first", "reword_any", "reword_none", "missed"), 0
     )

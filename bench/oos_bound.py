@@ -62,7 +62,9 @@ def collect(m, index, questions, answerable: set[str], cache: VectorCache, langu
     vectors = [None] * len(questions)
     if m.vectors is not None:
         width = m.vectors.shape[1]
-        vectors = [emb.from_bytes(v, language)[:width] for v in cache.get([t for t, _ in questions], language)]
+        vectors = [
+            emb.from_bytes(v, language)[:width] for v in cache.get([m.model_input(t) for t, _ in questions], language)
+        ]
     rows, score, rejected, oos = [], [], [], []
     for (text, item), vector in zip(questions, vectors, strict=True):
         evidence = m.evidence(text, vector=vector)

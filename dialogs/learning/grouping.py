@@ -34,7 +34,7 @@ def encode(matcher, texts: list[str]) -> np.ndarray:
     """The matcher's model vectors of `texts` as it encodes an input (USE, plus MiniLM for English when
     the matcher uses it): raw rows, as Matcher.components takes them. Vectors seen lately are reused."""
     both = matcher.n_parts == 2
-    keys = [(matcher.language, both, text) for text in texts]
+    keys = [(matcher.language, both, matcher.model_input(text)) for text in texts]
     with _cache_lock:
         found = {key: _cache[key] for key in keys if key in _cache}
     missing = [key for key in dict.fromkeys(keys) if key not in found]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import calibration, embeddings, heap, workers
+from . import calibration, casing, embeddings, heap, workers
 from .decide import CALIBRATION, COSTS, FUSION, TUNED, Fusion, Thresholds, decide
 from .groups import GroupExpander
 from .lexical import LexicalIndex
@@ -125,6 +125,7 @@ class Matcher:
         self.topk = TopK(self.row_item, self.item_starts, 0)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self.calibrated: calibration.Fitted | None = None  # set once the per-bot calibration is in place
+        self.spelling: dict[str, str] = {}  # the knowledge base's capitalised words, for the encoder (casing.py)
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -173,6 +174,7 @@ class Matcher:
         m.topk = TopK(m.row_item, m.item_starts, len(row_text))
         m.lexical = LexicalIndex(row_text, language, spelling=config.spelling, row_item=m.row_item)
         if config.use_embeddings and m.entries:
+            m.spelling = casing.spellings(e.text for e in m.entries)
             m._load_vectors(vectors)
             if len(item_ids) > 1:
                 labels = entry_item.astype(np.int64)
@@ -286,6 +288,11 @@ class Matcher:
     def _encode(self, texts: list[str]) -> np.ndarray:
         return embeddings.encode(texts, self.language, with_minilm=self._with_minilm())
 
+    def model_input(self, text: str) -> str:
+        """An input as the encoder is given it: the words this knowledge base capitalises written its way
+        ("digid" -> "DigiD"). A caller that encodes inputs itself (and passes `vector`) encodes this."""
+        return casing.respelled(text[: self.config.max_input_chars], self.spelling)
+
     def _load_vectors(self, decoded: np.ndarray | None = None) -> None:
         both = self._with_minilm()
         self.n_parts = 2 if both else 1
@@ -380,7 +387,7 @@ class Matcher:
         if self.vectors is None:
             out["rows"] = lex_rows
         else:
-            q = self._encode([text])[0] if vector is None else vector
+            q = self._encode([self.model_input(text)])[0] if vector is None else vector
             if wanted & PER_MODEL_EVIDENCE:
                 # One cosine per model part (USE, then MiniLM for English); the vector's cosine is their sum.
                 cuts = [0, embeddings.USE_DIM, self.vectors.shape[1]][: self.n_parts + 1]
