@@ -1,7 +1,9 @@
-"""The knowledge base's own spelling of its capitalised words, given to an input before the sentence encoder reads
-it: the encoder tells case apart ("DigiD werkt niet" and "digid werkt niet" are 0.50 apart in cosine, "WOZ
-bezwaar" and "woz bezwaar" 0.48), and visitors type in lowercase what the knowledge base writes "DigiD", "WOZ",
-"CAF" or "Amsterdam". The lexical ranking is not concerned: it reads normalised (lowercase) words."""
+"""The knowledge base's own spelling of its words, given to an input before the sentence encoder reads it. The
+encoder tells case and accents apart ("DigiD werkt niet" and "digid werkt niet" are 0.50 apart in cosine, "WOZ
+bezwaar" and "woz bezwaar" 0.48, "déjà payé" and "deja paye" 0.21), and visitors type in lowercase and without
+accents what the knowledge base writes "DigiD", "WOZ", "Amsterdam" or "déjà". The lexical ranking is not
+concerned: it reads normalised words (lowercase, no accents).
+"""
 
 from __future__ import annotations
 
@@ -9,15 +11,18 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from .normalise import strip_accents
+
 # A word: letters and digits ("WOZ-waarde" is two: "woz" alone is "WOZ" too).
 _WORD = re.compile(r"[^\W_]+")
 
 
 def spellings(texts: Iterable[str]) -> dict[str, str]:
-    """Lowercased word -> how the knowledge base writes it, for the words it writes with a capital that is not
-    a text's first letter, and never in lowercase (a word also written in lowercase is left alone: "Post" in a
-    title and "post" elsewhere). The most frequent spelling wins. The texts are cut at whitespace by str.split
-    and only the distinct pieces are read word by word: 500,000 formulations take about a second."""
+    """A word as typed plainly (lowercase, no accents) -> how the knowledge base writes it, for the words it
+    writes otherwise (a capital that is not a text's first letter, an accent) and never plainly: "ou" is left
+    alone where the knowledge base writes "ou" and "où". The most frequent spelling wins. The texts are cut at
+    whitespace by str.split and only the distinct pieces are read word by word: 500,000 formulations take
+    about a second."""
     texts = list(texts)
     pieces = Counter(" ".join(texts).split())
     # A text's first word is capitalised for the sentence: "Comment …" says nothing of "comment".
@@ -29,18 +34,24 @@ def spellings(texts: Iterable[str]) -> dict[str, str]:
             counts[word] += count
         if words and words[0][1:] == words[0][1:].lower() and piece in opening:
             counts[words[0]] -= opening[piece]
-    lowercase = {word for word in counts if word == word.lower()}
+    plain = {word for word in counts if word == typed(word)}
     written: dict[str, tuple[int, str]] = {}
     for word, count in counts.items():
-        lower = word.lower()
-        if count > 0 and lower not in lowercase and count > written.get(lower, (0, ""))[0]:
-            written[lower] = (count, word)
-    return {lower: word for lower, (_, word) in written.items()}
+        key = typed(word)
+        if count > 0 and key not in plain and count > written.get(key, (0, ""))[0]:
+            written[key] = (count, word)
+    return {key: word for key, (_, word) in written.items()}
+
+
+def typed(word: str) -> str:
+    """A word as a visitor in a hurry types it: lowercase, without accents."""
+    lower = word.lower()
+    return lower if lower.isascii() else strip_accents(lower)
 
 
 def respelled(text: str, spelling: dict[str, str]) -> str:
-    """`text` with each word the knowledge base writes capitalised written its way ("digid kwijt" -> "DigiD
-    kwijt"); any other word as typed."""
+    """`text` with each word the knowledge base writes otherwise written its way ("digid kwijt" -> "DigiD
+    kwijt", "deja paye" -> "déjà payé"); any other word as typed."""
     if not spelling:
         return text
-    return _WORD.sub(lambda found: spelling.get(found.group().lower(), found.group()), text)
+    return _WORD.sub(lambda found: spelling.get(typed(found.group()), found.group()), text)

@@ -1,6 +1,6 @@
-"""The input is given to the sentence encoder with the knowledge base's spelling of its capitalised words
-(casing.py): the encoder tells "DigiD" from "digid" (cosine 0.50 between "DigiD werkt niet" and "digid werkt
-niet"), and visitors type in lowercase."""
+"""The input is given to the sentence encoder with the knowledge base's spelling of its words (casing.py): the
+encoder tells "DigiD" from "digid" (cosine 0.50 between "DigiD werkt niet" and "digid werkt niet") and "déjà"
+from "deja", and visitors type in lowercase, without accents."""
 
 import numpy as np
 import pytest
@@ -28,6 +28,15 @@ def test_the_knowledge_bases_spelling_of_its_capitalised_words():
     assert {"hoe", "bijstand", "ik", "post", "paspoort"}.isdisjoint(found) and found["stadskantoor"] == "Stadskantoor"
     assert respelled("digid kwijt, bezwaar woz in UTRECHT", found) == "DigiD kwijt, bezwaar WOZ in Utrecht"
     assert respelled("Après la fin. Ma carte", spellings(["Ma carte Visa", "Fin. Après"])) == "Après la fin. Ma carte"
+
+
+def test_the_knowledge_bases_accents():
+    found = spellings(["Où est ma commande ?", "Je n'ai pas reçu ma commande", "Déjà payé, et après ?", "ou bien"])
+    assert found["recu"] == "reçu" and found["paye"] == "payé" and found["apres"] == "après"
+    # "ou" is written plainly too (another word than "où"); "Déjà" only opens a text: both left as typed.
+    assert "ou" not in found and respelled("ou est ma commande deja payee, pas recu", found) == (
+        "ou est ma commande deja payee, pas reçu"
+    )
 
 
 def build(use_embeddings=True):
