@@ -22,7 +22,7 @@ def spellings(texts: Iterable[str]) -> dict[str, str]:
     writes otherwise (a capital that is not a text's first letter, an accent) and never plainly: "ou" is left
     alone where the knowledge base writes "ou" and "où". The most frequent spelling wins. The texts are cut at
     whitespace by str.split and only the distinct pieces are read word by word: 500,000 formulations take
-    about a second."""
+    about 1.5 s (bench: nine-word texts)."""
     texts = list(texts)
     pieces = Counter(" ".join(texts).split())
     # A text's first word is capitalised for the sentence: "Comment …" says nothing of "comment".
