@@ -1,7 +1,7 @@
 """The knowledge base's own spelling of its words, given to an input before the sentence encoder reads it. The
-encoder tells case and accents apart ("DigiD werkt niet" and "digid werkt niet" are 0.50 apart in cosine, "WOZ
-bezwaar" and "woz bezwaar" 0.48, "déjà payé" and "deja paye" 0.21), and visitors type in lowercase and without
-accents what the knowledge base writes "DigiD", "WOZ", "Amsterdam" or "déjà". The lexical ranking is not
+encoder tells case and accents apart (cosine 0.50 between "DigiD werkt niet" and "digid werkt niet", 0.48 between
+"WOZ bezwaar" and "woz bezwaar", 0.79 between "déjà payé" and "deja paye"), and visitors type in lowercase and
+without accents what the knowledge base writes "DigiD", "WOZ", "Amsterdam" or "déjà". The lexical ranking is not
 concerned: it reads normalised words (lowercase, no accents).
 """
 

@@ -125,7 +125,7 @@ class Matcher:
         self.topk = TopK(self.row_item, self.item_starts, 0)
         self.computed_vectors = 0  # how many vectors `build` had to compute (the rest came stored)
         self.calibrated: calibration.Fitted | None = None  # set once the per-bot calibration is in place
-        self.spelling: dict[str, str] = {}  # the knowledge base's capitalised words, for the encoder (casing.py)
+        self.spelling: dict[str, str] = {}  # how the knowledge base writes its words, for the encoder (casing.py)
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -289,8 +289,9 @@ class Matcher:
         return embeddings.encode(texts, self.language, with_minilm=self._with_minilm())
 
     def model_input(self, text: str) -> str:
-        """An input as the encoder is given it: the words this knowledge base capitalises written its way
-        ("digid" -> "DigiD"). A caller that encodes inputs itself (and passes `vector`) encodes this."""
+        """An input as the encoder is given it: the words this knowledge base writes with capitals or accents
+        written its way ("digid" -> "DigiD", "deja" -> "déjà"). A caller that encodes inputs itself (and passes
+        `vector`) encodes this."""
         return casing.respelled(text[: self.config.max_input_chars], self.spelling)
 
     def _load_vectors(self, decoded: np.ndarray | None = None) -> None:
