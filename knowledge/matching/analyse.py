@@ -60,10 +60,17 @@ def split_verb(text: str, language: str) -> tuple[str, tuple[str, ...]] | None:
     if last is None or last.group(1).lower() not in particles:  # most texts: no need to tokenise them again
         return None
     raw = tokenise(normalise(text, language), language)
-    if len(raw) < 3 or raw[-1] not in particles:
+    particle = trailing_particle(raw, language)
+    if particle is None:
         return None
     stops = stop_words(language)
-    return raw[-1], tuple(w for w in raw[:-1] if w not in stops)
+    return particle, tuple(w for w in raw[:-1] if w not in stops)
+
+
+def trailing_particle(words: list[str], language: str) -> str | None:
+    """The separable verb's particle that ends these words (three at least: "Ventilator uit" has no verb)."""
+    particles = SEPARABLE_PARTICLES.get(language[:2])
+    return words[-1] if particles and len(words) >= 3 and words[-1] in particles else None
 
 
 def whole_verb(particle: str, words, stems: set[str], language: str) -> tuple[int, str] | None:
@@ -147,11 +154,11 @@ class QueryAnalyser:
 
     def _separable_verb(self, raw: list[str], content: list[str]) -> tuple[int, str] | None:
         """(position in `content`, stem of the whole verb) of a verb split by the input, as whole_verb()."""
-        particles = SEPARABLE_PARTICLES.get(self.language[:2])
-        if not particles or len(raw) < 3 or raw[-1] not in particles:
+        particle = trailing_particle(raw, self.language)
+        if particle is None:
             return None
-        before = content[:-1] if content and content[-1] == raw[-1] else content
-        return whole_verb(raw[-1], before, self.stems, self.language)
+        before = content[:-1] if content and content[-1] == particle else content
+        return whole_verb(particle, before, self.stems, self.language)
 
     def _join_pairs(self, words: list[str]) -> list[str]:
         """Join two adjacent words the index knows as one ("porte monnaie" -> "portemonnaie")."""
