@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .polarity import AGREES, CONTRADICTS, SILENT
 from .types import Candidate
 
 DIRECT = "direct"
@@ -158,6 +159,7 @@ def decide(
     costs: Costs = COSTS["embeddings"],
     topic: frozenset[int] | set[int] | None = None,
     written: bool = False,
+    stances: dict[int, int] | None = None,
 ) -> tuple[str, list[Candidate]]:
     """(outcome, candidates to act on) for candidates ranked best first, one per item.
 
@@ -165,7 +167,9 @@ def decide(
     reword (direct_pays: a second candidate nearly as likely makes it a reword); Reword when the best score
     reaches the reword threshold; else Misunderstood. `topic`: the items sharing a vague input's one
     informative word (topic.py): such an input names a subject, not a question, so it is never answered
-    directly and, whatever its scores, offers the best of those items."""
+    directly and, whatever its scores, offers the best of those items. `stances`: item id -> how each ranked item
+    stands to the actions the input asks for (polarity.py); a best item that does the opposite is not
+    answered directly when a ranked twin says the asked action: the twins are offered before it."""
     if topic:
         shared = [c for c in ranked if c.item_id in topic][: max(1, max_rewords)]
         if shared:
@@ -173,6 +177,14 @@ def decide(
     if not ranked or ranked[0].score < t.reword:
         return MISUNDERSTOOD, []
     best = ranked[0]
+    stances = stances or {}
+    agreeing = [c for c in ranked if stances.get(c.item_id) == AGREES]
+    if agreeing and stances.get(best.item_id) == CONTRADICTS:
+        # "Werkbank licht uit" whose best item only ever switches the light on: its twin that switches it off,
+        # ranked lower because the encoder reads both the same, is offered first, whatever its score. Without
+        # such a twin the best may be the same subject ("close today?" for the opening hours): decided as usual.
+        others = [c for c in ranked[1:] if c.score >= t.reword and stances.get(c.item_id) == SILENT]
+        return REWORD, [*agreeing, best, *others][: max(1, max_rewords)]
     second = ranked[1].score if len(ranked) > 1 else 0.0
     confident = best.score >= t.direct and best.score - second >= t.margin
     # `written`: the input is, word for word, a formulation of the best item and of no other: the bot's author

@@ -15,6 +15,7 @@ from .decide import CALIBRATION, COSTS, FUSION, TUNED, Fusion, Thresholds, decid
 from .groups import GroupExpander
 from .lexical import LexicalIndex
 from .normalise import normalise
+from .polarity import poles, stance, subject
 from .scoring import LinearClassifier, SoftmaxRegression, TopK, sigmoid, softmax, zscore
 from .topic import vague_topic
 from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
@@ -454,9 +455,14 @@ class Matcher:
         top = np.argsort(-items, kind="stable")[:k]
         return [self._candidate(int(i), float(items[i]), rows) for i in top if items[i] > 0.0]
 
-    def _candidate(self, idx: int, score: float, rows: np.ndarray) -> Candidate:
+    def _item_rows(self, idx: int) -> tuple[int, int]:
+        """The rows (formulations and their group variants) of the item at index `idx`: [start, end)."""
         start = int(self.item_starts[idx])
         end = int(self.item_starts[idx + 1]) if idx + 1 < len(self.item_starts) else len(self.row_text)
+        return start, end
+
+    def _candidate(self, idx: int, score: float, rows: np.ndarray) -> Candidate:
+        start, end = self._item_rows(idx)
         row = start + int(np.argmax(rows[start:end]))
         entry = self.entries[int(self.row_entry[row])]
         return Candidate(
@@ -487,10 +493,24 @@ class Matcher:
             costs=COSTS[self.config.mode],
             topic=topic,
             written=self._written(said, ranked),
+            stances=self._stances(text[: self.config.max_input_chars], ranked),
         )
         return MatchResult(
             outcome=outcome, candidates=candidates, ranked=ranked, normalised=said, language=self.language
         )
+
+    def _stances(self, text: str, ranked: list[Candidate]) -> dict[int, int]:
+        """item id -> how each ranked item stands to the actions `text` asks for (polarity.stance); read only
+        when the input asks for one (most talks pay one pass over their words)."""
+        asked = poles(text, self.language)
+        if not asked:
+            return {}
+        about = subject(text, self.language)
+        out = {}
+        for c in ranked:
+            start, end = self._item_rows(int(np.searchsorted(self.item_ids, c.item_id)))
+            out[c.item_id] = stance(asked, self.row_text[start:end], self.language, about)
+        return out
 
     def _written(self, said: str, ranked: list[Candidate]) -> bool:
         """Whether the input (`said`, normalised) is one of the best item's formulations, word for word, and none

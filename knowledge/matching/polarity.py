@@ -1,0 +1,115 @@
+"""Opposite actions: an input that asks to switch something off, close or unlock it is not answered at once with
+an item whose formulations only ever switch it on, open or lock it, when a twin that does what was asked is
+ranked too ("Werkbank licht uit" had the "light on" item as a direct answer: the sentence encoder reads both the
+same, and the two items share every other word)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from .normalise import normalise
+from .stemming import stem
+from .tokenise import tokenise
+from .topic import informative_words
+
+# Per language, the axes along which two actions undo each other, each as its two poles' words (any
+# inflection the stemmer brings to the same stem as one of them). Switching on and activating are one axis
+# ("Désactive l'éclairage" is not "Allume la lumière"); opening is another (French "ouvrir la lumière" is
+# switching it on). Language-level word lists: actions on a thing (power, opening, locking, blocking), no word
+# of any bot's field. Words that are also common nouns or prepositions elsewhere are left out ("monter" stems
+# as "montant") or only count as a particle (_PARTICLES below: English "on" is mostly a preposition).
+_AXES: dict[str, tuple[tuple[str, str], ...]] = {
+    "fr": (
+        (
+            "allume allumer allumez allumee active activer activez reactiver",
+            "eteins eteindre eteignez eteint eteinte coupe couper coupez desactive desactiver desactivez",
+        ),
+        ("ouvre ouvrir ouvrez ouvert ouverte", "ferme fermer fermez fermee"),
+        ("verrouille verrouiller verrouillez", "deverrouille deverrouiller deverrouillez"),
+        ("bloque bloquer bloquez", "debloque debloquer debloquez"),
+    ),
+    "nl": (
+        (
+            "aan aanzetten aanzet aandoen inschakelen inschakel ingeschakeld activeer activeren geactiveerd",
+            "uit uitzetten uitzet uitdoen uitschakelen uitschakel uitgeschakeld deactiveer deactiveren gedeactiveerd",
+        ),
+        ("open openen opendoen geopend", "dicht dichtdoen sluiten sluit gesloten"),
+        ("vergrendel vergrendelen vergrendeld", "ontgrendel ontgrendelen ontgrendeld"),
+        ("blokkeer blokkeren geblokkeerd", "deblokkeer deblokkeren gedeblokkeerd"),
+    ),
+    "en": (
+        ("on activate activated enable enabled", "off deactivate deactivated disable disabled"),
+        ("open opened", "close closed shut"),
+        ("lock locked", "unlock unlocked"),
+        ("block blocked freeze frozen", "unblock unblocked unfreeze unfrozen"),
+    ),
+}
+# Words of the axes that are also prepositions: they only say an action as a text's last word, where they
+# belong to the verb ("Schakel de ventilator in", "turn the light off"; not "in de keuken", "on my card").
+_PARTICLES = {"nl": frozenset(["in"]), "en": frozenset(["on", "off"])}
+# Dutch "in" switches on ("schakel ... in"); it joins the power axis as a particle only.
+_EXTRA = {"nl": {"in": (0, 0)}}
+
+
+def _poles_of(language: str) -> dict[str, tuple[int, int]]:
+    """stem -> (axis, pole) for `language`."""
+    table: dict[str, tuple[int, int]] = {}
+    for axis, words in enumerate(_AXES.get(language, ())):
+        for pole, side in enumerate(words):
+            for word in side.split():
+                table[stem(word, language)] = (axis, pole)
+    for word, place in _EXTRA.get(language, {}).items():
+        table[stem(word, language)] = place
+    return table
+
+
+_TABLES = {language: _poles_of(language) for language in _AXES}
+
+
+@lru_cache(maxsize=65536)
+def poles(text: str, language: str) -> frozenset[tuple[int, int]]:
+    """The (axis, pole) pairs the words of `text` say: which actions it asks for."""
+    language = language[:2].lower()
+    table = _TABLES.get(language)
+    if not table:
+        return frozenset()
+    words = tokenise(normalise(text, language), language)
+    loose = _PARTICLES.get(language, frozenset())
+    last = len(words) - 1
+    found = set()
+    for n, word in enumerate(words):
+        if word in loose and n != last:
+            continue
+        place = table.get(stem(word, language))
+        if place is not None:
+            found.add(place)
+    return frozenset(found)
+
+
+CONTRADICTS, SILENT, AGREES = -1, 0, 1
+
+
+@lru_cache(maxsize=65536)
+def subject(text: str, language: str) -> frozenset[str]:
+    """The stems of what `text` is about: its informative words (topic.informative_words) but the actions."""
+    table = _TABLES.get(language[:2].lower(), {})
+    stems = (stem(w, language) for w in informative_words(text, language))
+    return frozenset(s for s in stems if s not in table)
+
+
+def stance(asked: frozenset[tuple[int, int]], formulations: Iterable[str], language: str, about=frozenset()) -> int:
+    """How an item written as `formulations` stands to the actions `asked` for: CONTRADICTS when on some axis
+    its formulations say the other pole and never the asked one; AGREES when they say every asked one about
+    the same thing (a word of `about`, the input's subject, is one of theirs: "Close an account" does not agree
+    with "What time do you close?"); else SILENT."""
+    if not asked:
+        return SILENT
+    said: set[tuple[int, int]] = set()
+    words: set[str] = set()
+    for text in formulations:
+        said |= poles(text, language)
+        words |= subject(text, language)
+    if any((axis, 1 - pole) in said and (axis, pole) not in said for axis, pole in asked):
+        return CONTRADICTS
+    return AGREES if asked <= said and about & words else SILENT
