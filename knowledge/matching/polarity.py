@@ -92,10 +92,22 @@ CONTRADICTS, SILENT, AGREES = -1, 0, 1
 
 @lru_cache(maxsize=65536)
 def subject(text: str, language: str) -> frozenset[str]:
-    """The stems of what `text` is about: its informative words (topic.informative_words) but the actions."""
+    """What `text` is about: its informative words (topic.informative_words) but the actions."""
     table = _TABLES.get(language[:2].lower(), {})
-    stems = (stem(w, language) for w in informative_words(text, language))
-    return frozenset(s for s in stems if s not in table)
+    return frozenset(w for w in informative_words(text, language) if stem(w, language) not in table)
+
+
+# Below this length a word inside another is chance ("de" in "deur"), not the same thing.
+_MIN_PART = 4
+
+
+def _same_thing(about: frozenset[str], words: set[str]) -> bool:
+    """Whether a word of `about` is one of `words`, or a part of one or the other way round: Dutch writes
+    "garagedeur" and "garage deur", "waterkoker switch" and "waterkokerswitch"; inflections share a part too."""
+    if about & words:
+        return True
+    long = [a for a in about if len(a) >= _MIN_PART]
+    return any(a in w or w in a for a in long for w in words if len(w) >= _MIN_PART)
 
 
 def stance(asked: frozenset[tuple[int, int]], formulations: Iterable[str], language: str, about=frozenset()) -> int:
@@ -112,4 +124,4 @@ def stance(asked: frozenset[tuple[int, int]], formulations: Iterable[str], langu
         words |= subject(text, language)
     if any((axis, 1 - pole) in said and (axis, pole) not in said for axis, pole in asked):
         return CONTRADICTS
-    return AGREES if asked <= said and about & words else SILENT
+    return AGREES if asked <= said and _same_thing(about, words) else SILENT

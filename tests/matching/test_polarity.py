@@ -95,6 +95,8 @@ def test_stance_of_an_item_towards_the_actions_asked():
     question = "Werkbank licht uit"
     asked, about = poles(question, "nl"), subject(question, "nl")
     assert about == {"werkbank", "licht"}
+    # Written as one word or two, the same thing: "waterkoker switch" and "waterkokerswitch".
+    assert stance(asked, ["Zet werkbanklicht uit"], "nl", about) == AGREES
     assert stance(asked, ["Zet werkbank licht naar aan", "Doe de werkbank lamp aan"], "nl", about) == CONTRADICTS
     assert stance(asked, ["Doe de werkbank lamp uit"], "nl", about) == AGREES
     # An item written both ways (a toggle) does not contradict either.
