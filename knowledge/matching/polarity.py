@@ -28,6 +28,10 @@ _AXES: dict[str, tuple[tuple[str, str], ...]] = {
         ("ouvre ouvrir ouvrez ouvert ouverte", "ferme fermer fermez fermee"),
         ("verrouille verrouiller verrouillez", "deverrouille deverrouiller deverrouillez"),
         ("bloque bloquer bloquez", "debloque debloquer debloquez"),
+        ("augmente augmenter augmentez", "diminue diminuer diminuez reduire reduis reduisez"),
+        ("ajoute ajouter ajoutez cree creer creez", "supprime supprimer supprimez enleve enlever enlevez"),
+        ("abonne abonner inscris inscrire", "desabonne desabonner desinscris desinscrire resilie resilier"),
+        ("connecte connecter connectez", "deconnecte deconnecter deconnectez"),
     ),
     "nl": (
         (
@@ -37,12 +41,20 @@ _AXES: dict[str, tuple[tuple[str, str], ...]] = {
         ("open openen opendoen geopend", "dicht dichtdoen sluiten sluit gesloten"),
         ("vergrendel vergrendelen vergrendeld", "ontgrendel ontgrendelen ontgrendeld"),
         ("blokkeer blokkeren geblokkeerd", "deblokkeer deblokkeren gedeblokkeerd"),
+        ("verhoog verhogen verhoogd verleng verlengen verlengd", "verlaag verlagen verlaagd verkort verkorten"),
+        ("toevoegen toegevoegd aanmaken aangemaakt", "verwijder verwijderen verwijderd"),
+        ("aanmelden aanmeld inschrijven inschrijf", "afmelden afmeld uitschrijven uitschrijf opzeggen opzeg"),
+        ("inloggen inlog", "uitloggen uitlog"),
     ),
     "en": (
         ("on activate activated enable enabled", "off deactivate deactivated disable disabled"),
         ("open opened", "close closed shut"),
         ("lock locked", "unlock unlocked"),
         ("block blocked freeze frozen", "unblock unblocked unfreeze unfrozen"),
+        ("increase increased raise", "decrease decreased reduce reduced lower"),
+        ("add added create created", "remove removed delete deleted"),
+        ("subscribe subscribed", "unsubscribe unsubscribed"),
+        ("connect connected", "disconnect disconnected"),
     ),
 }
 # Words of the axes that are also prepositions: they only say an action as a text's last word, where they

@@ -84,6 +84,11 @@ def test_an_input_asking_no_action_or_the_same_one_is_decided_as_before(use_embe
         ("en", "I have a question on my card", set()),  # "on" before the end is a preposition
         ("en", "turn the kitchen light off", {(0, 1)}),
         ("en", "Can I unlock my account", {(2, 1)}),
+        ("fr", "Comment supprimer mon compte ?", {(5, 1)}),
+        ("fr", "Je veux créer un compte", {(5, 0)}),
+        ("nl", "Hoe kan ik me afmelden voor de nieuwsbrief", {(6, 1)}),
+        ("en", "How do I delete my account?", {(5, 1)}),
+        ("en", "Can I increase my limit", {(4, 0)}),
         ("de", "Licht aus", set()),  # no word list for the language: nothing is read
     ],
 )
