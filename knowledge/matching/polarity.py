@@ -62,6 +62,21 @@ _AXES: dict[str, tuple[tuple[str, str], ...]] = {
 _PARTICLES = {"nl": frozenset(["in"]), "en": frozenset(["on", "off"])}
 # Dutch "in" switches on ("schakel ... in"); it joins the power axis as a particle only.
 _EXTRA = {"nl": {"in": (0, 0)}}
+# Actions said in several words, as (axis, pole) of _AXES: Dutch locks "op slot" and unlocks "van het slot",
+# English turns on and off, logs and signs in and out before the thing as well as after it.
+_PHRASES: dict[str, dict[str, tuple[int, int]]] = {
+    "nl": {"op slot": (2, 0), "van het slot": (2, 1), "van slot": (2, 1)},
+    "en": {
+        "turn on": (0, 0),
+        "switch on": (0, 0),
+        "turn off": (0, 1),
+        "switch off": (0, 1),
+        "log in": (7, 0),
+        "sign in": (7, 0),
+        "log out": (7, 1),
+        "sign out": (7, 1),
+    },
+}
 
 
 def _poles_of(language: str) -> dict[str, tuple[int, int]]:
@@ -96,6 +111,8 @@ def poles(text: str, language: str) -> frozenset[tuple[int, int]]:
         place = table.get(stem(word, language))
         if place is not None:
             found.add(place)
+    said = f" {' '.join(words)} "
+    found.update(place for phrase, place in _PHRASES.get(language, {}).items() if f" {phrase} " in said)
     return frozenset(found)
 
 

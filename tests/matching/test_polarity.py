@@ -89,6 +89,11 @@ def test_an_input_asking_no_action_or_the_same_one_is_decided_as_before(use_embe
         ("nl", "Hoe kan ik me afmelden voor de nieuwsbrief", {(6, 1)}),
         ("en", "How do I delete my account?", {(5, 1)}),
         ("en", "Can I increase my limit", {(4, 0)}),
+        # Actions said in several words.
+        ("nl", "alle keukensloten op slot doen", {(2, 0)}),
+        ("nl", "zet de voordeur van het slot", {(2, 1)}),
+        ("en", "turn off the kitchen light", {(0, 1)}),
+        ("en", "How do I log out of the app", {(7, 1)}),
         ("de", "Licht aus", set()),  # no word list for the language: nothing is read
     ],
 )
