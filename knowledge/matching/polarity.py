@@ -62,19 +62,19 @@ _AXES: dict[str, tuple[tuple[str, str], ...]] = {
 _PARTICLES = {"nl": frozenset(["in"]), "en": frozenset(["on", "off"])}
 # Dutch "in" switches on ("schakel ... in"); it joins the power axis as a particle only.
 _EXTRA = {"nl": {"in": (0, 0)}}
-# Actions said in several words, as (axis, pole) of _AXES: Dutch locks "op slot" and unlocks "van het slot",
-# English turns on and off, logs and signs in and out before the thing as well as after it.
-_PHRASES: dict[str, dict[str, tuple[int, int]]] = {
-    "nl": {"op slot": (2, 0), "van het slot": (2, 1), "van slot": (2, 1)},
+# Actions said in several words, each as a word of _AXES that says the same action: Dutch locks "op slot" and
+# unlocks "van het slot", English turns on and off, logs and signs in and out before the thing as well as after.
+_PHRASES: dict[str, dict[str, str]] = {
+    "nl": {"op slot": "vergrendel", "van het slot": "ontgrendel", "van slot": "ontgrendel"},
     "en": {
-        "turn on": (0, 0),
-        "switch on": (0, 0),
-        "turn off": (0, 1),
-        "switch off": (0, 1),
-        "log in": (7, 0),
-        "sign in": (7, 0),
-        "log out": (7, 1),
-        "sign out": (7, 1),
+        "turn on": "on",
+        "switch on": "on",
+        "turn off": "off",
+        "switch off": "off",
+        "log in": "connect",
+        "sign in": "connect",
+        "log out": "disconnect",
+        "sign out": "disconnect",
     },
 }
 
@@ -92,6 +92,10 @@ def _poles_of(language: str) -> dict[str, tuple[int, int]]:
 
 
 _TABLES = {language: _poles_of(language) for language in _AXES}
+_PHRASE_POLES = {
+    language: {phrase: _TABLES[language][stem(word, language)] for phrase, word in phrases.items()}
+    for language, phrases in _PHRASES.items()
+}
 
 
 @lru_cache(maxsize=65536)
@@ -112,7 +116,7 @@ def poles(text: str, language: str) -> frozenset[tuple[int, int]]:
         if place is not None:
             found.add(place)
     said = f" {' '.join(words)} "
-    found.update(place for phrase, place in _PHRASES.get(language, {}).items() if f" {phrase} " in said)
+    found.update(place for phrase, place in _PHRASE_POLES.get(language, {}).items() if f" {phrase} " in said)
     return frozenset(found)
 
 
