@@ -16,9 +16,10 @@ from .topic import informative_words
 # Per language, the axes along which two actions undo each other, each as its two poles' words (any
 # inflection the stemmer brings to the same stem as one of them). Switching on and activating are one axis
 # ("Désactive l'éclairage" is not "Allume la lumière"); opening is another (French "ouvrir la lumière" is
-# switching it on). Language-level word lists: actions on a thing (power, opening, locking, blocking), no word
-# of any bot's field. Words that are also common nouns or prepositions elsewhere are left out ("monter" stems
-# as "montant") or only count as a particle (_PARTICLES below: English "on" is mostly a preposition).
+# switching it on). Language-level word lists: actions on a thing (power, opening, locking, blocking, raising or
+# lowering it: Dutch blinds go "omhoog" and "naar beneden"), no word of any bot's field. Words that are also
+# common nouns or prepositions elsewhere are left out ("monter" stems as "montant", Dutch "op" is everywhere) or
+# only count as a particle (_PARTICLES below: English "on" is mostly a preposition).
 _AXES: dict[str, tuple[tuple[str, str], ...]] = {
     "fr": (
         (
@@ -45,6 +46,7 @@ _AXES: dict[str, tuple[tuple[str, str], ...]] = {
         ("toevoegen toegevoegd aanmaken aangemaakt", "verwijder verwijderen verwijderd"),
         ("aanmelden aanmeld inschrijven inschrijf", "afmelden afmeld uitschrijven uitschrijf opzeggen opzeg"),
         ("inloggen inlog", "uitloggen uitlog"),
+        ("omhoog", "omlaag neer"),
     ),
     "en": (
         ("on activate activated enable enabled", "off deactivate deactivated disable disabled"),
@@ -62,10 +64,17 @@ _AXES: dict[str, tuple[tuple[str, str], ...]] = {
 _PARTICLES = {"nl": frozenset(["in"]), "en": frozenset(["on", "off"])}
 # Dutch "in" switches on ("schakel ... in"); it joins the power axis as a particle only.
 _EXTRA = {"nl": {"in": (0, 0)}}
-# Actions said in several words, each as a word of _AXES that says the same action: Dutch locks "op slot" and
-# unlocks "van het slot", English turns on and off, logs and signs in and out before the thing as well as after.
+# Actions said in several words, each as a word of _AXES that says the same action: Dutch locks "op slot",
+# unlocks "van het slot" and lowers "naar beneden", English turns on and off, logs and signs in and out before
+# the thing as well as after.
 _PHRASES: dict[str, dict[str, str]] = {
-    "nl": {"op slot": "vergrendel", "van het slot": "ontgrendel", "van slot": "ontgrendel"},
+    "nl": {
+        "op slot": "vergrendel",
+        "van het slot": "ontgrendel",
+        "van slot": "ontgrendel",
+        "naar boven": "omhoog",
+        "naar beneden": "omlaag",
+    },
     "en": {
         "turn on": "on",
         "switch on": "on",

@@ -13,6 +13,8 @@ BOTS = {
     "nl": {
         "licht aan": ["Doe de werkbank lamp aan", "Zet werkbank licht naar aan"],
         "licht uit": ["Doe de werkbank lamp uit", "Schakel werkbank verlichting uit"],
+        "rolluik omhoog": ["Doe het rolluik in de keuken omhoog", "Maak het rolluik in de keuken naar boven"],
+        "rolluik omlaag": ["Doe het rolluik keuken omlaag"],
         "rijbewijs": ["Rijbewijs verlengen"],
         "paspoort": ["Paspoort aanvragen"],
     },
@@ -46,6 +48,7 @@ def build(language, use_embeddings):
     [
         ("nl", "Werkbank licht uit", "licht aan", "licht uit"),
         ("nl", "werkbank licht uit zetten", "licht aan", "licht uit"),
+        ("nl", "Maak het rolluik in de keuken naar beneden", "rolluik omhoog", "rolluik omlaag"),
         ("fr", "Comment fermer un compte joint ?", "ouvrir", "fermer"),
         ("en", "How do I unfreeze my card?", "freeze", "unfreeze"),
     ],
@@ -94,6 +97,10 @@ def test_an_input_asking_no_action_or_the_same_one_is_decided_as_before(use_embe
         ("nl", "zet de voordeur van het slot", {(2, 1)}),
         ("en", "turn off the kitchen light", {(0, 1)}),
         ("en", "How do I log out of the app", {(7, 1)}),
+        # Up and down: blinds and shutters, said in a word or two.
+        ("nl", "Doe het rolluik achterdeur omhoog", {(8, 0)}),
+        ("nl", "Maak het rolluik in de keuken naar beneden", {(8, 1)}),
+        ("nl", "Laat de screens in de woonkamer neer", {(8, 1)}),
         ("de", "Licht aus", set()),  # no word list for the language: nothing is read
     ],
 )
