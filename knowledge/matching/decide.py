@@ -160,6 +160,7 @@ def decide(
     topic: frozenset[int] | set[int] | None = None,
     written: bool = False,
     stances: dict[int, int] | None = None,
+    unrelated: bool = False,
 ) -> tuple[str, list[Candidate]]:
     """(outcome, candidates to act on) for candidates ranked best first, one per item.
 
@@ -169,7 +170,10 @@ def decide(
     informative word (topic.py): such an input names a subject, not a question, so it is never answered
     directly and, whatever its scores, offers the best of those items. `stances`: item id -> how each ranked item
     stands to the actions the input asks for (polarity.py); a best item that does the opposite is not
-    answered directly when a ranked twin says the asked action: the twins are offered before it."""
+    answered directly when a ranked twin says the asked action: the twins are offered before it. `unrelated`:
+    the input names no subject and shares no word with the best item (topic.says_nothing_of): Misunderstood."""
+    if unrelated:
+        return MISUNDERSTOOD, []
     if topic:
         shared = [c for c in ranked if c.item_id in topic][: max(1, max_rewords)]
         if shared:

@@ -17,7 +17,7 @@ from .lexical import LexicalIndex
 from .normalise import normalise
 from .polarity import poles, stance, subject
 from .scoring import LinearClassifier, SoftmaxRegression, TopK, sigmoid, softmax, zscore
-from .topic import vague_topic
+from .topic import says_nothing_of, vague_topic
 from .types import Candidate, FormulationEntry, MatchingGroupDef, MatchResult
 
 Allowed = None | set[int] | frozenset[int] | Callable[[int], bool]
@@ -494,6 +494,7 @@ class Matcher:
             topic=topic,
             written=self._written(said, ranked),
             stances=self._stances(text[: self.config.max_input_chars], ranked),
+            unrelated=bool(ranked) and self._unrelated(text[: self.config.max_input_chars], ranked[0]),
         )
         return MatchResult(
             outcome=outcome, candidates=candidates, ranked=ranked, normalised=said, language=self.language
@@ -511,6 +512,11 @@ class Matcher:
             start, end = self._item_rows(int(np.searchsorted(self.item_ids, c.item_id)))
             out[c.item_id] = stance(asked, self.row_text[start:end], self.language, about)
         return out
+
+    def _unrelated(self, text: str, best: Candidate) -> bool:
+        """Whether the input names no subject and has nothing in common with the best item (topic.says_nothing_of)."""
+        start, end = self._item_rows(int(np.searchsorted(self.item_ids, best.item_id)))
+        return says_nothing_of(text, self.row_text[start:end], self.language)
 
     def _written(self, said: str, ranked: list[Candidate]) -> bool:
         """Whether the input (`said`, normalised) is one of the best item's formulations, word for word, and none

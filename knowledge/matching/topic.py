@@ -1,9 +1,10 @@
 """Vague inputs: a question that names a subject the bot has several items on ("problème carte", "Hello, I have
-a question about my card") and nothing that tells them apart; the items that share its subject."""
+a question about my card") and nothing that tells them apart; the items that share its subject. And inputs that
+name no subject at all ("merci", "ok") set against an item they have nothing in common with."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -56,3 +57,21 @@ def vague_topic(
     if len(items) < MIN_SHARED_ITEMS:
         return None
     return frozenset(int(i) for i in items)
+
+
+def says_nothing_of(text: str, formulations: Sequence[str], language: str) -> bool:
+    """Whether `text` names no subject (stop words and fillers only: "merci", "ok", "bonjour") and has no word in
+    common with an item written as `formulations`, none of which is as bare: the item ranked best for it then owes
+    its rank to chance, not to anything the visitor said ("merci" was offered how to return a product). An item
+    written as bare as the input ("Merci", "Bonjour": the bot's small talk) keeps it, as does one sharing its
+    words ("aide" for "Comment obtenir de l'aide ?")."""
+    if informative_words(text, language):
+        return False
+    if any(not informative_words(f, language) for f in formulations):
+        return False
+    said = _stems(text, language)
+    return not any(said & _stems(f, language) for f in formulations)
+
+
+def _stems(text: str, language: str) -> set[str]:
+    return {stem(w, language) for w in tokenise(normalise(text, language), language)}

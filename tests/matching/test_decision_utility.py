@@ -171,3 +171,37 @@ def test_a_formulation_typed_word_for_word_is_answered_and_one_two_items_share_o
     matcher = Matcher.build("fr", _entries(bot), config=MatcherConfig(use_embeddings=use_embeddings))
     result = matcher.match("Comment faire un virement ?")
     assert result.outcome == "reword" and {c.item_id for c in result.candidates} >= {4, 9}
+
+
+# Inputs naming no subject: politeness, assent. The bots above have no small-talk item.
+BARE = {"fr": ["merci", "ok merci", "bonjour"], "nl": ["bedankt", "hallo"], "en": ["thanks", "hello"]}
+
+
+@pytest.mark.parametrize("use_embeddings", CONFIGS)
+@pytest.mark.parametrize("language", ["fr", "nl", "en"])
+def test_an_input_naming_no_subject_is_not_offered_an_item_it_has_nothing_in_common_with(
+    bots, language, use_embeddings
+):
+    m = bots(language, use_embeddings)
+    for q in BARE[language]:
+        res = m.match(q)
+        assert (res.outcome, res.candidates) == ("misunderstood", []), (q, res.outcome, res.candidates)
+
+
+@pytest.mark.parametrize("use_embeddings", CONFIGS)
+def test_the_bots_small_talk_and_an_item_sharing_the_word_keep_such_inputs(use_embeddings):
+    bot = dict(FRENCH)
+    bot[7] = ["Merci", "Merci beaucoup, c'est gentil"]  # the bot's small talk, written as bare as the input
+    bot[8] = ["Comment obtenir de l'aide ?", "Où trouver de l'aide pour utiliser l'application ?"]
+    m = Matcher.build("fr", _entries(bot), config=MatcherConfig(use_embeddings=use_embeddings))
+    res = m.match("merci beaucoup")
+    assert res.outcome == "direct" and res.best.item_id == 7
+    # "aide" names no subject by itself (a filler), but item 8 is written with it: the visitor said its word.
+    res = m.match("aide")
+    assert res.outcome != "misunderstood" and res.candidates[0].item_id == 8
+
+
+def test_decide_leaves_an_unrelated_input_misunderstood_whatever_its_scores():
+    t = Thresholds(direct=0.6, reword=0.2, margin=0.0, window=0.3)
+    assert decide([_c(1, 0.9), _c(2, 0.05)], t, unrelated=True) == ("misunderstood", [])
+    assert decide([_c(1, 0.9), _c(2, 0.05)], t)[0] == "direct"
