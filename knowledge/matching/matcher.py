@@ -515,8 +515,12 @@ class Matcher:
 
     def _unrelated(self, text: str, best: Candidate) -> bool:
         """Whether the input names no subject and has nothing in common with the best item (topic.says_nothing_of)."""
-        start, end = self._item_rows(int(np.searchsorted(self.item_ids, best.item_id)))
-        return says_nothing_of(text, self.row_text[start:end], self.language)
+
+        def formulations() -> list[str]:
+            start, end = self._item_rows(int(np.searchsorted(self.item_ids, best.item_id)))
+            return self.row_text[start:end]
+
+        return says_nothing_of(text, formulations, self.language)
 
     def _written(self, said: str, ranked: list[Candidate]) -> bool:
         """Whether the input (`said`, normalised) is one of the best item's formulations, word for word, and none

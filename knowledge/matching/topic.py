@@ -59,14 +59,16 @@ def vague_topic(
     return frozenset(int(i) for i in items)
 
 
-def says_nothing_of(text: str, formulations: Sequence[str], language: str) -> bool:
+def says_nothing_of(text: str, formulations_of: Callable[[], Sequence[str]], language: str) -> bool:
     """Whether `text` names no subject (stop words and fillers only: "merci", "ok", "bonjour") and has no word in
-    common with an item written as `formulations`, none of which is as bare: the item ranked best for it then owes
-    its rank to chance, not to anything the visitor said ("merci" was offered how to return a product). An item
-    written as bare as the input ("Merci", "Bonjour": the bot's small talk) keeps it, as does one sharing its
-    words ("aide" for "Comment obtenir de l'aide ?")."""
+    common with an item written as `formulations_of()` (asked only for such a text: most talks name a subject),
+    none of which is as bare: the item ranked best for it then owes its rank to chance, not to anything the
+    visitor said ("merci" was offered how to return a product). An item written as bare as the input ("Merci",
+    "Bonjour": the bot's small talk) keeps it, as does one sharing its words ("aide" for "Comment obtenir de
+    l'aide ?")."""
     if informative_words(text, language):
         return False
+    formulations = formulations_of()
     if any(not informative_words(f, language) for f in formulations):
         return False
     said = _stems(text, language)
